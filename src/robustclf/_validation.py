@@ -1,0 +1,202 @@
+"""Input checks shared by the whole library.
+
+Every public function validates through these helpers so that a bad argument always produces a
+``ValueError`` that names the offending parameter, with the same wording everywhere.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "check_generator",
+    "check_fraction",
+    "check_nonnegative",
+    "check_fill",
+    "check_matrix",
+    "check_labels",
+    "check_feature_values",
+    "check_budget",
+    "check_groups",
+    "check_count_or_fraction",
+]
+
+
+def check_generator(random_state) -> np.random.Generator:
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`, once.
+
+    Accepts ``None`` (fresh entropy), an int, a ``Generator`` (returned as is) or a legacy
+    ``RandomState`` (a Generator is seeded from it, so the legacy stream stays reproducible).
+    """
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
+        if random_state is not None and random_state < 0:
+            raise ValueError(f"random_state must be non-negative, got {random_state}.")
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    raise ValueError(
+        f"random_state must be None, an int, a numpy Generator or RandomState, "
+        f"got {random_state!r}."
+    )
+
+
+def check_fraction(value, name: str) -> float:
+    """Check that ``value`` is a real number in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating)):
+        raise ValueError(f"{name} must be a real number in [0, 1], got {value!r}.")
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value}.")
+    return value
+
+
+def check_nonnegative(value, name: str, *, integer: bool = False) -> float | int:
+    """Check that ``value`` is a finite non-negative number (an int if ``integer``)."""
+    kinds = (numbers.Integral, np.integer) if integer else (numbers.Real, np.number)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        kind = "a non-negative integer" if integer else "a non-negative real number"
+        raise ValueError(f"{name} must be {kind}, got {value!r}.")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be non-negative and finite, got {value}.")
+    return int(value) if integer else float(value)
+
+
+def check_fill(fill) -> float:
+    """The value written into deleted entries: ``0.0`` (the papers) or ``np.nan`` (absent)."""
+    if isinstance(fill, bool) or not isinstance(fill, (numbers.Real, np.floating)):
+        raise ValueError(f"fill must be a float such as 0.0 or np.nan, got {fill!r}.")
+    if np.isinf(fill):
+        raise ValueError(f"fill must be finite or nan, got {fill}.")
+    return float(fill)
+
+
+def check_matrix(
+    X, *, name: str = "X", allow_nan: bool = False, accept_sparse: bool = False,
+    n_features: int | None = None,
+) -> np.ndarray | sp.csr_matrix:
+    """Validate a 2-D numeric matrix and return a float64 copy that callers may modify.
+
+    Never returns a view of the input: corruptions write into the returned array.
+    """
+    if sp.issparse(X):
+        if not accept_sparse:
+            raise ValueError(f"{name} is a sparse matrix; this function needs a dense array.")
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        data = X.data
+    else:
+        try:
+            X = np.array(X, dtype=np.float64, copy=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a numeric 2-D array: {exc}") from None
+        if X.ndim != 2:
+            raise ValueError(
+                f"{name} must be a 2-D array of shape (n_samples, n_features), "
+                f"got an array with {X.ndim} dimension(s)."
+            )
+        data = X
+    if np.isinf(data).any():
+        raise ValueError(f"{name} contains infinite values.")
+    if not allow_nan and np.isnan(data).any():
+        raise ValueError(
+            f"{name} contains NaN; this function does not accept missing values "
+            "(impute them first, or use an estimator that accepts NaN as 'absent')."
+        )
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {X.shape[1]} features, but {n_features} were expected "
+            "(the number of features the model was fitted on)."
+        )
+    return X
+
+
+def check_labels(y, n_samples: int, *, name: str = "y") -> np.ndarray:
+    """Validate a 1-D label vector with one entry per row."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {y.shape}.")
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {y.shape[0]} entries but X has {n_samples} rows."
+        )
+    return y
+
+
+def check_feature_values(feature_values, n_features: int) -> np.ndarray:
+    """Resolve ``feature_values`` (Dekel & Shamir's v_j) to a non-negative float array.
+
+    ``"uniform"`` gives v_j = 1. An array must have one finite, non-negative entry per feature.
+    Data-dependent heuristics (``"mutual_info"``) need training data and are resolved by
+    :func:`robustclf.feature_values.resolve_feature_values`.
+    """
+    if isinstance(feature_values, str):
+        if feature_values == "uniform":
+            return np.ones(n_features)
+        raise ValueError(
+            f"feature_values must be 'uniform' or an array here, got {feature_values!r} "
+            "('mutual_info' needs training data: use robustclf.feature_values.mutual_info_values)."
+        )
+    values = np.asarray(feature_values, dtype=np.float64)
+    if values.ndim != 1 or values.shape[0] != n_features:
+        raise ValueError(
+            f"feature_values must have one entry per feature ({n_features}), "
+            f"got shape {values.shape}."
+        )
+    if not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError("feature_values must be finite and non-negative.")
+    return values
+
+
+def check_budget(budget, feature_values: np.ndarray) -> float:
+    """Check a value budget N: 0 <= N <= V([n]) = sum of the feature values."""
+    budget = check_nonnegative(budget, "budget")
+    total = float(np.sum(feature_values))
+    if budget > total * (1 + 1e-12) + 1e-12:
+        raise ValueError(
+            f"budget must be at most the total feature value V([n]) = {total:g}, got {budget:g}."
+        )
+    return budget
+
+
+def check_groups(groups, n_features: int) -> list[np.ndarray]:
+    """Validate feature groups: a sequence of non-empty, disjoint lists of column indices."""
+    if isinstance(groups, np.ndarray) and groups.ndim == 1 and groups.dtype.kind in "iu":
+        # a label per feature: group g is the set of columns labelled g
+        if groups.shape[0] != n_features:
+            raise ValueError(
+                f"groups given as one label per feature must have {n_features} entries, "
+                f"got {groups.shape[0]}."
+            )
+        return [np.flatnonzero(groups == g) for g in np.unique(groups)]
+    if not isinstance(groups, Sequence) or isinstance(groups, str) or len(groups) == 0:
+        raise ValueError("groups must be a non-empty sequence of lists of column indices.")
+    out = []
+    seen = np.zeros(n_features, dtype=bool)
+    for g, cols in enumerate(groups):
+        cols = np.asarray(cols)
+        if cols.ndim != 1 or cols.size == 0 or cols.dtype.kind not in "iu":
+            raise ValueError(f"groups[{g}] must be a non-empty list of integer column indices.")
+        if cols.min() < 0 or cols.max() >= n_features:
+            raise ValueError(f"groups[{g}] has a column index outside [0, {n_features}).")
+        if seen[cols].any() or np.unique(cols).size != cols.size:
+            raise ValueError(f"groups must be disjoint; groups[{g}] repeats a column.")
+        seen[cols] = True
+        out.append(cols.astype(np.intp))
+    return out
+
+
+def check_count_or_fraction(k, fraction, *, k_name: str = "k") -> tuple[int | None, float | None]:
+    """Exactly one of a count ``k`` and a ``fraction`` must be given."""
+    if (k is None) == (fraction is None):
+        raise ValueError(f"give exactly one of {k_name} and fraction, got {k_name}={k!r}, "
+                         f"fraction={fraction!r}.")
+    if k is not None:
+        return check_nonnegative(k, k_name, integer=True), None
+    return None, check_fraction(fraction, "fraction")

@@ -1,0 +1,207 @@
+"""Adversarial test-time deletion: the greedy adversary of Dekel & Shamir (ICML 2008, §4).
+
+"A greedy adversary, which deletes the most valuable features of each instance until either the
+limit N is reached or all useful features are deleted." For a linear model the harm of deleting
+feature j is its margin contribution ``a_j = y w_j x_j``; the adversary takes features by harm per
+unit of value, ``a_j / v_j``, while they fit in the budget. That is exactly the whole-item prefix of
+the fractional knapsack in :mod:`robustclf._worst_case`, so :class:`GreedyDeletion` calls the same
+function as the certified worst case (:func:`robustclf.certify.worst_case_margin`).
+
+:class:`BlackBoxGreedyDeletion` does the same for any classifier by querying the model: at each
+step it tries every remaining feature of every row in one batched call and deletes, per row, the
+one that lowers the true-class margin most per unit of value.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from .._validation import check_budget, check_feature_values, check_fill, check_nonnegative
+from ..certify import worst_case_margin
+from ._base import DeletionCorruption
+
+__all__ = ["GreedyDeletion", "BlackBoxGreedyDeletion", "model_margins"]
+
+# Largest number of matrix entries sent to the model in one batched query (about 64 MB).
+_BATCH_ENTRIES = 8_000_000
+
+
+class GreedyDeletion(DeletionCorruption):
+    """Greedy value-budgeted deletion against a linear model (Dekel & Shamir §4).
+
+    Per row, deletes the features whose deletion lowers the true-class margin most per unit of
+    feature value, while their total value stays within ``budget``; features that do not lower
+    the margin are never deleted. Multi-class models: the margin between the true class and the
+    other class that the attack brings closest (each pairwise margin is attacked, the worst kept).
+
+    For 0/1 feature values and an integer budget this attack is optimal: its error equals the
+    certified worst-case error of :func:`robustclf.certify.certified_error`.
+
+    Parameters
+    ----------
+    budget : float, default=1.0
+        The adversary's value budget N, in [0, V([n])].
+    feature_values : {"uniform"} or array-like of shape (n_features,), default="uniform"
+        Feature values v_j.
+    fill : float, default=0.0
+        Value written into deleted entries (0.0 as in the paper, or np.nan).
+
+    Notes
+    -----
+    The model must be linear (``coef_``/``intercept_``, optionally behind affine scalers); for
+    other models use :class:`BlackBoxGreedyDeletion`. Deletion is modelled as ``x_j = 0`` in the
+    raw features, whatever ``fill`` is written.
+    """
+
+    requires_labels: ClassVar[bool] = True
+    requires_model: ClassVar[bool] = True
+    level_params: ClassVar[tuple[str, ...]] = ("budget",)
+
+    def __init__(self, budget=1.0, feature_values="uniform", fill=0.0):
+        self.budget = budget
+        self.feature_values = feature_values
+        self.fill = fill
+
+    def _deletion_mask(self, X, y, model, rng):
+        if np.isnan(X).any():
+            raise ValueError("X contains NaN; the linear greedy adversary needs complete rows.")
+        return worst_case_margin(model, X, y, self.budget, self.feature_values,
+                                 exact=False).greedy_mask
+
+
+def model_margins(model, X, y, response: str = "auto") -> np.ndarray:
+    """True-class margin of any classifier: score of the true class minus the best other score.
+
+    ``response="decision_function"`` uses decision scores (binary: ``+-f(x)``),
+    ``"predict_proba"`` class probabilities, ``"auto"`` the former when available.
+    """
+    if response == "auto":
+        response = "decision_function" if hasattr(model, "decision_function") else "predict_proba"
+    if response not in ("decision_function", "predict_proba"):
+        raise ValueError(
+            f"response must be 'auto', 'decision_function' or 'predict_proba', got {response!r}."
+        )
+    if not hasattr(model, response):
+        raise ValueError(f"model {type(model).__name__} has no {response} method.")
+    classes = np.asarray(model.classes_)
+    t = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
+    if np.any(classes[t] != y):
+        raise ValueError("y contains labels the model was not fitted on.")
+    scores = np.asarray(getattr(model, response)(X), dtype=np.float64)
+    if scores.ndim == 1:  # binary decision_function
+        return np.where(t == 1, scores, -scores)
+    rows = np.arange(scores.shape[0])
+    true = scores[rows, t]
+    others = scores.copy()
+    others[rows, t] = -np.inf
+    return true - others.max(axis=1)
+
+
+class BlackBoxGreedyDeletion(DeletionCorruption):
+    """Greedy value-budgeted deletion against any classifier, by batched model queries.
+
+    At each step every still-active row tries deleting each of its remaining features (those not
+    yet deleted, not already equal to ``fill``, and fitting in the remaining budget); all these
+    candidate rows go to the model in ONE batched call. Each row then deletes the feature with the
+    largest margin drop per unit of value, if that drop is positive. A row stops when its budget is
+    spent, no deletion lowers its margin, its query allowance is used up, or (by default) it is
+    already misclassified.
+
+    Parameters
+    ----------
+    budget : float, default=1.0
+        Value budget N, in [0, V([n])].
+    feature_values : {"uniform"} or array-like of shape (n_features,), default="uniform"
+        Feature values v_j.
+    max_queries : int or None, default=None
+        Maximum number of rows evaluated by the model per attacked row (one per tried deletion,
+        plus one for the clean margin). When fewer queries remain than candidates, a random
+        subset of candidates is tried. None means no limit (at most ``1 + n_features * steps``).
+    response : {"auto", "decision_function", "predict_proba"}, default="auto"
+        Which model output defines the margin (see :func:`model_margins`).
+    stop_when_misclassified : bool, default=True
+        Stop attacking a row once it is misclassified (saves queries; the error is unchanged).
+    fill : float, default=0.0
+        Value written into deleted entries; the model is queried with this value too.
+    """
+
+    requires_labels: ClassVar[bool] = True
+    requires_model: ClassVar[bool] = True
+    level_params: ClassVar[tuple[str, ...]] = ("budget",)
+
+    def __init__(self, budget=1.0, feature_values="uniform", max_queries=None, response="auto",
+                 stop_when_misclassified=True, fill=0.0):
+        self.budget = budget
+        self.feature_values = feature_values
+        self.max_queries = max_queries
+        self.response = response
+        self.stop_when_misclassified = stop_when_misclassified
+        self.fill = fill
+
+    def _deletion_mask(self, X, y, model, rng):
+        m, n = X.shape
+        values = check_feature_values(self.feature_values, n)
+        budget = check_budget(self.budget, values)
+        fill = check_fill(self.fill)
+        allowance = (np.inf if self.max_queries is None
+                     else check_nonnegative(self.max_queries, "max_queries", integer=True))
+        X = X.copy()
+        deleted = np.zeros((m, n), dtype=bool)
+        left = np.full(m, budget)
+        queries = np.ones(m)
+        margin = model_margins(model, X, y, self.response)
+        active = queries <= allowance
+        unchanged = np.isnan(X) if np.isnan(fill) else X == fill
+        while True:
+            if self.stop_when_misclassified:
+                active &= margin > 0
+            fits = values[None, :] <= left[:, None] * (1 + 1e-12) + 1e-12
+            candidates = active[:, None] & ~deleted & ~unchanged & fits
+            candidates = self._limit_to_allowance(candidates, allowance - queries, rng)
+            rows, cols = np.nonzero(candidates)
+            if rows.size == 0:
+                break
+            drop = np.full((m, n), -np.inf)
+            drop[rows, cols] = margin[rows] - self._trial_margins(model, X, y, rows, cols, fill)
+            queries += candidates.sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                score = np.where(values > 0, drop / np.where(values > 0, values, 1.0),
+                                 np.where(drop > 0, np.inf, -np.inf))
+            best = np.argmax(score, axis=1)
+            r = np.arange(m)
+            go = candidates.any(axis=1) & (drop[r, best] > 0)
+            active &= go
+            if not go.any():
+                break
+            g = np.flatnonzero(go)
+            deleted[g, best[g]] = True
+            X[g, best[g]] = fill
+            left[g] -= values[best[g]]
+            margin[g] -= drop[g, best[g]]
+        return deleted
+
+    def _trial_margins(self, model, X, y, rows, cols, fill):
+        """Margins of the rows ``X[rows]`` with entry ``cols`` deleted, in memory-bounded batches."""
+        out = np.empty(rows.size)
+        step = max(1, _BATCH_ENTRIES // X.shape[1])
+        for start in range(0, rows.size, step):  # batches of candidate rows, not single rows
+            r, c = rows[start:start + step], cols[start:start + step]
+            trial = X[r]
+            trial[np.arange(r.size), c] = fill
+            out[start:start + step] = model_margins(model, trial, y[r], self.response)
+        return out
+
+    @staticmethod
+    def _limit_to_allowance(candidates, remaining, rng):
+        """Keep at most ``remaining`` candidates per row, chosen uniformly at random."""
+        counts = candidates.sum(axis=1)
+        short = counts > remaining
+        if not short.any():
+            return candidates
+        keys = rng.random(candidates.shape)
+        keys[~candidates] = np.inf
+        ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
+        limited = candidates & (ranks < np.floor(remaining)[:, None])
+        return np.where(short[:, None], limited, candidates)
