@@ -68,7 +68,7 @@ def affine_model(model) -> AffineModel:
     if hasattr(model, "steps"):  # a Pipeline
         steps = [s for _, s in model.steps[:-1] if s not in (None, "passthrough")]
         final = model.steps[-1][1]
-    if not (hasattr(final, "coef_") and hasattr(final, "intercept_") and hasattr(final, "classes_")):
+    if not all(hasattr(final, a) for a in ("coef_", "intercept_", "classes_")):
         raise ValueError(
             f"model must be a fitted linear classifier with coef_, intercept_ and classes_ "
             f"(optionally behind affine scalers in a Pipeline), got {type(final).__name__}."

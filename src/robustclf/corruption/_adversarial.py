@@ -183,7 +183,7 @@ class BlackBoxGreedyDeletion(DeletionCorruption):
         return deleted
 
     def _trial_margins(self, model, X, y, rows, cols, fill):
-        """Margins of the rows ``X[rows]`` with entry ``cols`` deleted, in memory-bounded batches."""
+        """Margins of rows ``X[rows]`` with entry ``cols`` deleted, in memory-bounded batches."""
         out = np.empty(rows.size)
         step = max(1, _BATCH_ENTRIES // X.shape[1])
         for start in range(0, rows.size, step):  # batches of candidate rows, not single rows
