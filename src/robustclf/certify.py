@@ -18,7 +18,9 @@ Three numbers bracket the truth:
 * the **exact** margin (0/1 knapsack by dynamic programming or enumeration) when the instance is
   small. For 0/1 feature values and an integer budget the relaxation is already exact.
 
-A margin ``<= 0`` counts as an error (the paper's convention), which is conservative for exact ties.
+A margin ``<= 0`` counts as an error (the paper's convention), which is conservative for exact ties;
+to make ties robust to round-off, "0" means ``|margin| <= 1e-10 * (|clean margin| + sum_j |a_ij|)``
+(``WorstCaseMargins.tolerance``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from ._validation import check_budget, check_feature_values, check_labels, check
 from ._worst_case import exact_knapsack_deletion, knapsack_deletion
 
 __all__ = ["WorstCaseMargins", "CertifiedError", "worst_case_margin", "certified_error"]
+
+_TIE_RTOL = 1e-10
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class WorstCaseMargins:
         An optimal deletion when ``exact`` was computed by the exact solver.
     relaxation_is_exact : bool
         True for 0/1 feature values and an integer budget (Dekel & Shamir, Lemma 1(b)).
+    tolerance : ndarray of shape (n_samples,)
+        Round-off scale of each row's margin: margins ``<= tolerance`` count as errors.
     """
 
     relaxed: np.ndarray
@@ -60,6 +66,7 @@ class WorstCaseMargins:
     exact: np.ndarray | None
     exact_mask: np.ndarray | None
     relaxation_is_exact: bool
+    tolerance: np.ndarray
 
     @property
     def margin(self) -> np.ndarray:
@@ -184,7 +191,11 @@ def worst_case_margin(
     greedy_mask = np.zeros((m, n), dtype=bool)
     exact_margin = np.full(m, np.inf) if want_exact else None
     exact_mask = np.zeros((m, n), dtype=bool) if want_exact else None
+    tolerance = np.zeros(m)
     for margins, contributions in contrast_contributions(aff, X, y):
+        finite = np.isfinite(margins)
+        scale = np.abs(np.where(finite, margins, 0.0)) + np.abs(contributions).sum(axis=1)
+        tolerance = np.maximum(tolerance, _TIE_RTOL * scale)
         solution = knapsack_deletion(contributions, values, budget)
         relaxed = np.minimum(relaxed, margins - solution.relaxed_gain)
         attacked = margins - solution.greedy_gain
@@ -206,7 +217,7 @@ def worst_case_margin(
     if relaxation_is_exact:
         exact_margin = relaxed
     return WorstCaseMargins(relaxed, greedy, greedy_mask, exact_margin, exact_mask,
-                            relaxation_is_exact)
+                            relaxation_is_exact, tolerance)
 
 
 def certified_error(
@@ -220,8 +231,8 @@ def certified_error(
     bound of the relaxation, ``error`` the exact value when known (else ``upper``).
     """
     wc = worst_case_margin(model, X, y, budget, feature_values, exact=exact, max_work=max_work)
-    lower = float(np.mean(wc.greedy <= 0))
-    upper = float(np.mean(wc.relaxed <= 0))
+    lower = float(np.mean(wc.greedy <= wc.tolerance))
+    upper = float(np.mean(wc.relaxed <= wc.tolerance))
     is_exact = wc.exact is not None
-    error = float(np.mean(wc.exact <= 0)) if is_exact else upper
+    error = float(np.mean(wc.exact <= wc.tolerance)) if is_exact else upper
     return CertifiedError(error, lower, upper, is_exact, float(budget), int(wc.relaxed.size))

@@ -1,0 +1,137 @@
+"""The greedy adversaries: budgets, agreement with certification, query bounds, bad input."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+
+from robustclf.certify import certified_error
+from robustclf.corruption import BlackBoxGreedyDeletion, GreedyDeletion, model_margins
+
+
+@pytest.fixture(scope="module")
+def binary_problem():
+    X, y = make_classification(n_samples=120, n_features=8, n_informative=4, random_state=0)
+    model = LogisticRegression().fit(X[:60], y[:60])
+    return model, X[60:], y[60:]
+
+
+@pytest.fixture(scope="module")
+def multiclass_problem():
+    X, y = make_classification(n_samples=150, n_features=8, n_informative=5, n_classes=3,
+                               random_state=1)
+    model = LogisticRegression().fit(X[:75], y[:75])
+    return model, X[75:], y[75:]
+
+
+@settings(max_examples=25, deadline=None)
+@given(budget=st.integers(0, 8), which=st.sampled_from(["binary", "multi"]))
+def test_greedy_error_equals_certified_error_for_uniform_values(
+    binary_problem, multiclass_problem, budget, which
+):
+    model, X, y = binary_problem if which == "binary" else multiclass_problem
+    X_before = X.copy()
+    attack = GreedyDeletion(budget=budget)
+    mask = attack.deletion_mask(X, y, model)
+    assert np.all(mask.sum(axis=1) <= budget)  # the budget is respected exactly
+    attacked = attack.corrupt(X, y, model)
+    np.testing.assert_array_equal(X, X_before)  # input untouched
+    np.testing.assert_array_equal(attacked[mask], 0.0)
+    np.testing.assert_array_equal(attacked[~mask], X[~mask])
+    error = np.mean(model.predict(attacked) != y)
+    assert error == pytest.approx(certified_error(model, X, y, budget).error)
+
+
+def test_greedy_respects_weighted_budgets(binary_problem):
+    model, X, y = binary_problem
+    values = np.linspace(0.2, 2.0, X.shape[1])
+    mask = GreedyDeletion(budget=2.5, feature_values=values).deletion_mask(X, y, model)
+    assert np.all(mask @ values <= 2.5 + 1e-12)
+    assert mask.any()
+
+
+def test_greedy_fill_nan(binary_problem):
+    model, X, y = binary_problem
+    attacked = GreedyDeletion(budget=3, fill=np.nan).corrupt(X, y, model)
+    assert np.array_equal(np.isnan(attacked), GreedyDeletion(budget=3).deletion_mask(X, y, model))
+
+
+def test_black_box_matches_linear_greedy_on_binary_linear_models(binary_problem):
+    # deleting the largest positive contribution first is what both adversaries do
+    model, X, y = binary_problem
+    for budget in (1, 2, 4):
+        bb = BlackBoxGreedyDeletion(budget=budget, stop_when_misclassified=False)
+        linear = GreedyDeletion(budget=budget)
+        np.testing.assert_array_equal(bb.deletion_mask(X, y, model),
+                                      linear.deletion_mask(X, y, model))
+
+
+class CountingModel:
+    """Wraps a classifier and counts the rows it is asked about."""
+
+    def __init__(self, model):
+        self.model, self.classes_ = model, model.classes_
+        self.n_features_in_ = model.n_features_in_
+        self.rows = 0
+
+    def predict_proba(self, X):
+        self.rows += X.shape[0]
+        return self.model.predict_proba(X)
+
+
+def test_black_box_respects_the_query_bound():
+    X, y = make_classification(n_samples=200, n_features=10, random_state=2)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X[:100], y[:100])
+    counting = CountingModel(forest)
+    attack = BlackBoxGreedyDeletion(budget=5, max_queries=15, stop_when_misclassified=False)
+    mask = attack.deletion_mask(X[100:], y[100:], counting, random_state=0)
+    assert counting.rows <= 15 * 100
+    assert np.all(mask.sum(axis=1) <= 5)
+    # the attack hurts the forest
+    attacked = attack.corrupt(X[100:], y[100:], forest, random_state=0)
+    assert np.mean(forest.predict(attacked) != y[100:]) > np.mean(forest.predict(X[100:]) != y[100:])
+
+
+def test_black_box_is_deterministic_given_a_seed():
+    X, y = make_classification(n_samples=80, n_features=6, random_state=3)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    attack = BlackBoxGreedyDeletion(budget=3, max_queries=8)
+    a = attack.corrupt(X, y, forest, random_state=7)
+    b = attack.corrupt(X, y, forest, random_state=7)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_model_margins_sign_convention(multiclass_problem):
+    model, X, y = multiclass_problem
+    margins = model_margins(model, X, y)
+    np.testing.assert_array_equal(margins > 0, model.predict(X) == y)
+
+
+def test_adversaries_reject_bad_input(binary_problem):
+    model, X, y = binary_problem
+    with pytest.raises(ValueError, match="labels y"):
+        GreedyDeletion(budget=1).corrupt(X, model=model)
+    with pytest.raises(ValueError, match="model"):
+        GreedyDeletion(budget=1).corrupt(X, y)
+    with pytest.raises(ValueError, match="budget"):
+        GreedyDeletion(budget=-1).corrupt(X, y, model)
+    with pytest.raises(ValueError, match="budget"):
+        BlackBoxGreedyDeletion(budget=100).corrupt(X, y, model)
+    with pytest.raises(ValueError, match="expected"):
+        GreedyDeletion(budget=1).corrupt(X[:, :5], y, model)
+    with pytest.raises(ValueError, match="response"):
+        BlackBoxGreedyDeletion(budget=1, response="predict").corrupt(X, y, model)
+    with pytest.raises(ValueError, match="max_queries"):
+        BlackBoxGreedyDeletion(budget=1, max_queries=-2).corrupt(X, y, model)
+    with pytest.raises(ValueError, match="fill"):
+        GreedyDeletion(budget=1, fill="zero").corrupt(X, y, model)
+    with pytest.raises(ValueError, match="infinite"):
+        GreedyDeletion(budget=1).corrupt(np.where(X > 1, np.inf, X), y, model)
+
+
+def test_with_level_sets_the_budget():
+    attack = GreedyDeletion(budget=1, feature_values="uniform").with_level(4)
+    assert attack.budget == 4 and attack.level_name == "budget"

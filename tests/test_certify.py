@@ -1,0 +1,168 @@
+"""Certified worst case of linear models against brute-force enumeration of deletions."""
+
+from itertools import product
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+
+from robustclf.certify import certified_error, worst_case_margin
+
+
+class FixedLinear:
+    """A hand-made linear model (so that weights can be zero, tied, ...)."""
+
+    def __init__(self, coef, intercept, classes):
+        self.coef_ = np.atleast_2d(coef)
+        self.intercept_ = np.atleast_1d(intercept)
+        self.classes_ = np.asarray(classes)
+        self.n_features_in_ = self.coef_.shape[1]
+
+    def decision_function(self, X):
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+
+def brute_force_margins(model, X, y, budget, values):
+    """Worst margin of every row over every feasible deletion, by enumeration."""
+    n = X.shape[1]
+    worst = np.full(X.shape[0], np.inf)
+    classes = model.classes_
+    t = np.searchsorted(classes, y)
+    for subset in product((False, True), repeat=n):
+        subset = np.array(subset)
+        if values[subset].sum() > budget + 1e-9:
+            continue
+        Xd = np.where(subset, 0.0, X)
+        scores = model.decision_function(Xd)
+        if scores.ndim == 1:
+            margin = np.where(t == 1, scores, -scores)
+        else:
+            true = scores[np.arange(len(y)), t]
+            other = scores.copy()
+            other[np.arange(len(y)), t] = -np.inf
+            margin = true - other.max(axis=1)
+        worst = np.minimum(worst, margin)
+    return worst
+
+
+@st.composite
+def linear_problems(draw):
+    n = draw(st.integers(1, 6))
+    m = draw(st.integers(1, 6))
+    k = draw(st.sampled_from([1, 3]))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    coef = np.round(rng.normal(size=(k, n)), 1)
+    coef[rng.random((k, n)) < 0.2] = 0.0  # zero weights
+    X = np.round(rng.normal(size=(m, n)), 1)
+    X[rng.random((m, n)) < 0.2] = 0.0  # zero-valued features
+    classes = np.array([0, 1]) if k == 1 else np.arange(k)
+    y = rng.choice(classes, size=m)
+    if draw(st.booleans()):
+        values = rng.integers(0, 3, size=n).astype(float)
+        budget = float(rng.integers(0, int(values.sum()) + 1))
+    else:
+        values = np.round(rng.uniform(0, 2, size=n), 2)
+        budget = float(rng.uniform(0, values.sum()))
+    model = FixedLinear(coef, np.round(rng.normal(size=k), 1), classes)
+    return model, X, y, budget, values
+
+
+@settings(max_examples=150, deadline=None)
+@given(linear_problems())
+def test_margins_bracket_and_exact_matches_enumeration(problem):
+    model, X, y, budget, values = problem
+    wc = worst_case_margin(model, X, y, budget, values, exact=True)
+    truth = brute_force_margins(model, X, y, budget, values)
+    np.testing.assert_allclose(wc.exact, truth, atol=1e-9)
+    assert np.all(wc.relaxed <= truth + 1e-9)
+    assert np.all(wc.greedy >= truth - 1e-9)
+    assert np.all(wc.greedy_mask @ values <= budget + 1e-9)
+    result = certified_error(model, X, y, budget, values, exact=True)
+    assert result.is_exact
+    assert result.error == pytest.approx(np.mean(truth <= wc.tolerance))
+    assert result.lower <= result.error <= result.upper
+
+
+@settings(max_examples=100, deadline=None)
+@given(linear_problems())
+def test_relaxation_is_exact_for_uniform_values(problem):
+    model, X, y, _, _ = problem
+    n = X.shape[1]
+    budget = float(n // 2)
+    wc = worst_case_margin(model, X, y, budget, "uniform", exact=False)
+    assert wc.relaxation_is_exact
+    truth = brute_force_margins(model, X, y, budget, np.ones(n))
+    np.testing.assert_allclose(wc.margin, truth, atol=1e-9)
+    np.testing.assert_allclose(wc.greedy, truth, atol=1e-9)
+
+
+def test_greedy_mask_really_attains_its_margin():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 8))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    model = LogisticRegression().fit(X, y)
+    wc = worst_case_margin(model, X, y, 3, "uniform")
+    attacked = np.where(wc.greedy_mask, 0.0, X)
+    margin = np.where(y == 1, 1, -1) * model.decision_function(attacked)
+    np.testing.assert_allclose(margin, wc.greedy)
+
+
+@pytest.mark.parametrize("scaler", [StandardScaler(), MinMaxScaler()])
+def test_affine_pipelines_are_certified_in_raw_coordinates(scaler):
+    rng = np.random.default_rng(1)
+    X = rng.normal(2.0, 3.0, size=(30, 5))
+    y = (X[:, 0] > 2).astype(int)
+    pipe = make_pipeline(scaler, LogisticRegression()).fit(X, y)
+    wc = worst_case_margin(pipe, X[:8], y[:8], 2, "uniform")
+    truth = brute_force_margins(_PipelineScores(pipe), X[:8], y[:8], 2, np.ones(5))
+    np.testing.assert_allclose(wc.margin, truth, atol=1e-9)
+
+
+class _PipelineScores:
+    def __init__(self, pipe):
+        self.pipe, self.classes_ = pipe, pipe.classes_
+
+    def decision_function(self, X):
+        return self.pipe.decision_function(X)
+
+
+def test_certified_error_on_budget_zero_is_the_clean_error():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(100, 4))
+    y = (X @ [1, -1, 0.5, 0] + 0.3 * rng.normal(size=100) > 0).astype(int)
+    model = LogisticRegression().fit(X, y)
+    assert certified_error(model, X, y, 0).error == pytest.approx(np.mean(model.predict(X) != y))
+
+
+def test_bad_input_is_rejected_with_the_parameter_named():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(20, 4))
+    y = (X[:, 0] > 0).astype(int)
+    model = LogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="budget"):
+        certified_error(model, X, y, -1)
+    with pytest.raises(ValueError, match="budget"):
+        certified_error(model, X, y, 5)  # more than V([n]) = 4
+    with pytest.raises(ValueError, match="feature_values"):
+        certified_error(model, X, y, 1, np.ones(3))
+    with pytest.raises(ValueError, match="feature_values"):
+        certified_error(model, X, y, 1, -np.ones(4))
+    with pytest.raises(ValueError, match="4 were expected"):
+        certified_error(model, X[:, :3], y, 1)
+    with pytest.raises(ValueError, match="NaN"):
+        certified_error(model, np.where(X > 1, np.nan, X), y, 1)
+    with pytest.raises(ValueError, match="labels"):
+        certified_error(model, X, y + 5, 1)
+    with pytest.raises(ValueError, match="y has"):
+        certified_error(model, X, y[:-1], 1)
+    with pytest.raises(ValueError, match="linear classifier"):
+        certified_error(DecisionTreeClassifier().fit(X, y), X, y, 1)
+    with pytest.raises(ValueError, match="exact"):
+        certified_error(model, X, y, 1, exact="maybe")
