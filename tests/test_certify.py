@@ -36,7 +36,7 @@ def brute_force_margins(model, X, y, budget, values):
     t = np.searchsorted(classes, y)
     for subset in product((False, True), repeat=n):
         subset = np.array(subset)
-        if values[subset].sum() > budget + 1e-9:
+        if values[subset].sum() > budget * (1 + 1e-12) + 1e-12:
             continue
         Xd = np.where(subset, 0.0, X)
         scores = model.decision_function(Xd)

@@ -16,7 +16,7 @@ def brute_force(gains, values, budget):
     best = np.zeros(gains.shape[0])
     for subset in product((False, True), repeat=n):
         subset = np.array(subset, dtype=bool)
-        if values[subset].sum() <= budget + 1e-9:
+        if values[subset].sum() <= budget * (1 + 1e-12) + 1e-12:
             best = np.maximum(best, gains[:, subset].sum(axis=1))
     return best
 
