@@ -23,6 +23,9 @@ __all__ = [
     "check_budget",
     "check_groups",
     "check_count_or_fraction",
+    "check_option",
+    "check_int",
+    "check_real",
 ]
 
 
@@ -200,3 +203,33 @@ def check_count_or_fraction(k, fraction, *, k_name: str = "k") -> tuple[int | No
     if k is not None:
         return check_nonnegative(k, k_name, integer=True), None
     return None, check_fraction(fraction, "fraction")
+
+
+def check_option(value, name: str, options) -> str:
+    """Check that ``value`` is one of the allowed option strings."""
+    options = tuple(options)
+    if not isinstance(value, str) or value not in options:
+        allowed = ", ".join(repr(o) for o in options)
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}.")
+    return value
+
+
+def check_int(value, name: str, *, minimum: int = 1) -> int:
+    """Check that ``value`` is an integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
+    return int(value)
+
+
+def check_real(value, name: str, *, minimum: float | None = None) -> float:
+    """Check that ``value`` is a finite real number (>= ``minimum`` if given)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise ValueError(f"{name} must be a real number, got {value!r}.")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}.")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum:g}, got {value:g}.")
+    return value

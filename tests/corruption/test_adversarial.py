@@ -92,7 +92,8 @@ def test_black_box_respects_the_query_bound():
     assert np.all(mask.sum(axis=1) <= 5)
     # the attack hurts the forest
     attacked = attack.corrupt(X[100:], y[100:], forest, random_state=0)
-    assert np.mean(forest.predict(attacked) != y[100:]) > np.mean(forest.predict(X[100:]) != y[100:])
+    clean_error = np.mean(forest.predict(X[100:]) != y[100:])
+    assert np.mean(forest.predict(attacked) != y[100:]) > clean_error
 
 
 def test_black_box_is_deterministic_given_a_seed():

@@ -1,0 +1,401 @@
+"""Random (non-adversarial) test-time corruptions.
+
+Four corruptions that pick the damaged features of each row at random, independently of the model:
+
+* :class:`RandomDeletion` — delete features uniformly at random (Globerson & Roweis 2006, the
+  protocol Dekel & Shamir 2008 follow in §4);
+* :class:`GroupDeletion` — delete whole predefined feature groups (O'Sullivan et al. 2000, §5);
+* :class:`MarginalResampling` — replace features (or whole groups) by their value in a random row of
+  a reference sample, leaving the marginal distribution unchanged (O'Sullivan et al. 2000, §3, §5);
+* :class:`FeatureNoise` — add noise to, or replace with noise, random features (Dekel & Shamir 2008,
+  §2.4).
+
+Shared conventions
+------------------
+**How many.** Each corruption takes exactly one of ``k`` (a count per row) and ``fraction``. In a
+row with ``m`` candidate units (features or groups) it corrupts ``min(k, m)`` units, or
+``floor(fraction * m + 1/2)`` units: the nearest integer, halves rounded *up*. The product is taken
+with a relative tolerance of 1e-12 so that decimal fractions behave as written (``fraction=0.7`` of
+45 features is 31.5, which rounds to 32, although ``0.7 * 45`` is ``31.499999999999996`` in floating
+point). The count is therefore exact and deterministic given the row.
+
+**Which.** The units to corrupt are a uniformly random subset of that size, drawn independently per
+row: each candidate gets an i.i.d. uniform key and the ``count`` smallest keys win (one ``argsort``
+over all rows at once; there is no Python loop over rows).
+
+**Missing entries.** NaN marks an already absent entry and is never overwritten. Per-feature
+corruptions choose among the row's present (non-NaN) features, so the count of changed entries is
+exact; group corruptions choose among all groups and leave NaN entries of a chosen group as NaN.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from .._validation import (
+    check_count_or_fraction,
+    check_groups,
+    check_matrix,
+    check_nonnegative,
+    check_option,
+)
+from ._base import Corruption, DeletionCorruption
+
+__all__ = ["RandomDeletion", "GroupDeletion", "MarginalResampling", "FeatureNoise"]
+
+# Relative tolerance of the half-up rounding of ``fraction * m`` (see the module docstring).
+_ROUND_RTOL = 1e-12
+
+
+def _round_half_up(x) -> np.ndarray:
+    """Nearest integer of non-negative ``x``, halves (up to a relative 1e-12) rounded up."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.floor(x + 0.5 + _ROUND_RTOL * np.maximum(1.0, x)).astype(np.intp)
+
+
+def _choose_per_row(eligible: np.ndarray, k, fraction, rng: np.random.Generator) -> np.ndarray:
+    """Choose, in every row, a uniformly random subset of the eligible units.
+
+    Parameters
+    ----------
+    eligible : ndarray of bool, shape (n_samples, n_units)
+        Candidate units of each row.
+    k : int or None
+        Units per row (at most the row's number of candidates). Exactly one of ``k`` and
+        ``fraction`` is given (as returned by ``check_count_or_fraction``).
+    fraction : float or None
+        Fraction of the row's candidates, rounded half up (see the module docstring).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    chosen : ndarray of bool, shape (n_samples, n_units)
+        ``chosen.sum(axis=1)`` is exactly the count per row, and ``chosen`` implies ``eligible``.
+    """
+    n_rows, n_units = eligible.shape
+    n_eligible = eligible.sum(axis=1)
+    if k is not None:
+        counts = np.minimum(n_eligible, k)
+    else:
+        counts = np.minimum(n_eligible, _round_half_up(fraction * n_eligible))
+    keys = rng.random((n_rows, n_units))
+    keys[~eligible] = np.inf  # ineligible units sort last and are never among the first `count`
+    order = np.argsort(keys, axis=1)
+    chosen = np.zeros((n_rows, n_units), dtype=bool)
+    np.put_along_axis(chosen, order, np.arange(n_units) < counts[:, None], axis=1)
+    return chosen
+
+
+def _unit_of_column(units: list[np.ndarray], n_features: int) -> np.ndarray:
+    """Index of the unit holding each column, or ``len(units)`` for columns in no unit."""
+    unit_of = np.full(n_features, len(units), dtype=np.intp)
+    for u, cols in enumerate(units):
+        unit_of[cols] = u
+    return unit_of
+
+
+def _expand_to_columns(per_unit: np.ndarray, unit_of: np.ndarray, pad) -> np.ndarray:
+    """Broadcast a per-(row, unit) array to (row, column); columns in no unit get ``pad``."""
+    padded = np.concatenate(
+        [per_unit, np.full((per_unit.shape[0], 1), pad, dtype=per_unit.dtype)], axis=1
+    )
+    return padded[:, unit_of]
+
+
+class RandomDeletion(DeletionCorruption):
+    """Delete features chosen uniformly at random, independently in every row.
+
+    In each row, exactly ``k`` features (or ``round(fraction * m)`` of the row's ``m`` candidate
+    features) are chosen uniformly at random and set to ``fill``. With ``among="nonzero"`` only the
+    row's non-zero entries are candidates: this is the random-deletion protocol of Globerson &
+    Roweis (2006) that Dekel & Shamir (2008, §4) follow, which "uniformly deletes N non-zero
+    features from each test instance". With ``among="all"`` every present feature is a candidate
+    (O'Sullivan et al. 2000, §5: "a random n percent of the features").
+
+    Parameters
+    ----------
+    k : int, default=None
+        Number of features to delete per row. A row with fewer than ``k`` candidates loses all of
+        them. Give exactly one of ``k`` and ``fraction``.
+    fraction : float in [0, 1], default=None
+        Fraction of each row's candidate features to delete, rounded to the nearest integer with
+        halves rounded up (``floor(fraction * m + 1/2)``; see :mod:`robustclf.corruption._random`).
+    among : {"all", "nonzero"}, default="all"
+        Candidates: all present (non-NaN) features, or only the present non-zero ones.
+    fill : float, default=0.0
+        Value written into deleted entries: ``0.0`` (the papers' convention) or ``np.nan``.
+
+    Notes
+    -----
+    Entries that are already NaN are never candidates and stay NaN, so the number of deleted
+    entries of every row is exactly ``min(k, m)`` (or the rounded fraction of ``m``). Deleting a
+    zero with ``fill=0.0`` changes no value but still counts as a deletion under ``among="all"``.
+
+    Sparse matrices are not accepted (the shared input check needs a dense array).
+
+    References
+    ----------
+    .. [1] A. Globerson and S. Roweis. Nightmare at test time: robust learning by feature deletion.
+       ICML 2006.
+    .. [2] O. Dekel and O. Shamir. Learning to classify with missing and corrupted features.
+       ICML 2008, §4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.corruption import RandomDeletion
+    >>> X = np.array([[1.0, 0.0, 2.0, 3.0]])
+    >>> Xc = RandomDeletion(k=2, among="nonzero").corrupt(X, random_state=0)
+    >>> int((Xc != X).sum())
+    2
+    """
+
+    level_params: ClassVar[tuple[str, ...]] = ("fraction", "k")
+
+    def __init__(self, *, k=None, fraction=None, among="all", fill=0.0):
+        self.k = k
+        self.fraction = fraction
+        self.among = among
+        self.fill = fill
+
+    def _deletion_mask(self, X, y, model, rng):
+        k, fraction = check_count_or_fraction(self.k, self.fraction)
+        among = check_option(self.among, "among", ("all", "nonzero"))
+        eligible = ~np.isnan(X)
+        if among == "nonzero":
+            eligible &= X != 0
+        return _choose_per_row(eligible, k, fraction, rng)
+
+
+class GroupDeletion(DeletionCorruption):
+    """Delete whole predefined groups of features, chosen at random in every row.
+
+    In each row, ``k`` groups (or ``round(fraction * n_groups)``, halves rounded up) are chosen
+    uniformly at random, independently of the other rows, and every column of a chosen group is set
+    to ``fill``. This is the "feature set" corruption of O'Sullivan et al. (2000, §5, Figure 2,
+    right), which simulates "clusters of features tending to be occluded or corrupted together";
+    deleting whole groups also keeps multi-column encodings (one-hot, Gray code) consistent.
+
+    Parameters
+    ----------
+    groups : sequence of sequences of int, or ndarray of int of shape (n_features,)
+        Disjoint, non-empty lists of column indices, or one group label per column (see
+        :func:`robustclf._validation.check_groups`). Columns in no group are never deleted.
+    k : int, default=None
+        Number of groups to delete per row (all of them if ``k`` exceeds the number of groups).
+        Give exactly one of ``k`` and ``fraction``.
+    fraction : float in [0, 1], default=None
+        Fraction of the groups to delete per row, rounded half up.
+    fill : float, default=0.0
+        Value written into deleted entries: ``0.0`` or ``np.nan``.
+
+    Notes
+    -----
+    Groups are chosen among all groups regardless of their values; NaN entries of a chosen group
+    stay NaN.
+
+    References
+    ----------
+    .. [1] J. O'Sullivan, J. Langford, R. Caruana and A. Blum. FeatureBoost: a meta-learning
+       algorithm that improves model robustness. ICML 2000, §5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.corruption import GroupDeletion
+    >>> X = np.arange(1.0, 7.0).reshape(1, 6)
+    >>> GroupDeletion([[0, 1, 2], [3, 4], [5]], k=1).corrupt(X, random_state=1).shape
+    (1, 6)
+    """
+
+    level_params: ClassVar[tuple[str, ...]] = ("fraction", "k")
+
+    def __init__(self, groups, *, k=None, fraction=None, fill=0.0):
+        self.groups = groups
+        self.k = k
+        self.fraction = fraction
+        self.fill = fill
+
+    def _deletion_mask(self, X, y, model, rng):
+        groups = check_groups(self.groups, X.shape[1])
+        k, fraction = check_count_or_fraction(self.k, self.fraction)
+        chosen = _choose_per_row(np.ones((X.shape[0], len(groups)), dtype=bool), k, fraction, rng)
+        mask = _expand_to_columns(chosen, _unit_of_column(groups, X.shape[1]), pad=False)
+        return mask & ~np.isnan(X)
+
+
+class MarginalResampling(Corruption):
+    """Replace random features (or groups) by their values in a random reference row.
+
+    O'Sullivan et al. (2000, §3) corrupt a feature set of an example ``x`` "by picking a second
+    example, z, from D and substituting the values of the feature set from z into x", which "leaves
+    the marginal distribution of feature set values unchanged"; §5 corrupts "a random n percent of
+    the features" (or of the feature sets) of each test case, "chosen independently from case to
+    case".
+
+    In every row, ``k`` units (or ``round(fraction * m)``, halves rounded up) are chosen uniformly
+    at random; a unit is a feature, or a group when ``groups`` is given. Each chosen unit takes its
+    values from a row of ``reference`` drawn uniformly at random, independently for every
+    (row, unit); a chosen group takes *all* its columns from the same reference row, which keeps
+    multi-column encodings valid.
+
+    Parameters
+    ----------
+    k : int, default=None
+        Number of units to resample per row. Give exactly one of ``k`` and ``fraction``.
+    fraction : float in [0, 1], default=None
+        Fraction of the units to resample per row, rounded half up.
+    groups : sequence of sequences of int, or ndarray of int, default=None
+        Feature groups resampled as a whole (see :func:`robustclf._validation.check_groups`);
+        columns in no group are never changed. ``None``: every feature is its own unit.
+    reference : array-like of shape (n_reference, n_features), default=None
+        The sample the replacement values come from, e.g. the training set. ``None`` uses the rows
+        of ``X`` itself (before corruption), drawing for each row *another* row of ``X``; with a
+        single row, that row is its own donor and nothing changes. NaN in the reference is allowed
+        and is copied like any other value (the feature is then missing in the corrupted row).
+
+    Notes
+    -----
+    Without groups, units are chosen among the row's present (non-NaN) features; with groups, among
+    all groups. NaN entries of ``X`` are never overwritten.
+
+    References
+    ----------
+    .. [1] J. O'Sullivan, J. Langford, R. Caruana and A. Blum. FeatureBoost: a meta-learning
+       algorithm that improves model robustness. ICML 2000, §3 and §5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.corruption import MarginalResampling
+    >>> reference = np.array([[10.0, 20.0], [30.0, 40.0]])
+    >>> X = np.zeros((1, 2))
+    >>> Xc = MarginalResampling(k=1, reference=reference).corrupt(X, random_state=0)
+    >>> bool(np.isin(Xc[Xc != 0], reference).all())
+    True
+    """
+
+    level_params: ClassVar[tuple[str, ...]] = ("fraction", "k")
+
+    def __init__(self, *, k=None, fraction=None, groups=None, reference=None):
+        self.k = k
+        self.fraction = fraction
+        self.groups = groups
+        self.reference = reference
+
+    def _corrupt(self, X, y, model, rng):
+        n_rows, n_features = X.shape
+        k, fraction = check_count_or_fraction(self.k, self.fraction)
+        if self.reference is None:
+            reference = X
+        else:
+            reference = check_matrix(self.reference, name="reference", allow_nan=True)
+            if reference.shape[1] != n_features:
+                raise ValueError(
+                    f"reference has {reference.shape[1]} features, but X has {n_features}."
+                )
+            if reference.shape[0] == 0:
+                raise ValueError("reference must have at least one row.")
+        present = ~np.isnan(X)
+        if self.groups is None:  # every present feature is a unit of its own
+            eligible = present
+        else:
+            groups = check_groups(self.groups, n_features)
+            eligible = np.ones((n_rows, len(groups)), dtype=bool)
+        chosen = _choose_per_row(eligible, k, fraction, rng)
+
+        shape = chosen.shape
+        if self.reference is None and n_rows > 1:
+            # uniform over the other rows: draw from n - 1 rows and skip the row itself
+            donors = rng.integers(0, n_rows - 1, size=shape)
+            donors += donors >= np.arange(n_rows)[:, None]
+        elif self.reference is None:
+            donors = np.zeros(shape, dtype=np.intp)
+        else:
+            donors = rng.integers(0, reference.shape[0], size=shape)
+
+        if self.groups is None:
+            mask, donor_rows = chosen, donors
+        else:  # a group's columns share its choice and its donor row
+            unit_of = _unit_of_column(groups, n_features)
+            mask = _expand_to_columns(chosen, unit_of, pad=False) & present
+            donor_rows = _expand_to_columns(donors, unit_of, pad=0)
+        return np.where(mask, reference[donor_rows, np.arange(n_features)], X)
+
+
+class FeatureNoise(Corruption):
+    """Corrupt random features with zero-mean noise, added to or replacing their values.
+
+    In every row, ``k`` features (or ``round(fraction * m)`` of the row's ``m`` present features,
+    halves rounded up) are chosen uniformly at random, and each receives independent zero-mean
+    noise: ``mode="add"`` adds it to the value, ``mode="replace"`` writes it instead of the value.
+
+    Dekel & Shamir (2008, §2.4) study the *replacing* version: "each feature selected by the
+    adversary is replaced with noise sampled from some distribution, also supported on [-1, 1] and
+    having zero mean" (their Theorem 3 assumes features supported on [-1, 1] too). Their setting is
+    ``FeatureNoise(distribution="uniform", scale=1.0, mode="replace")`` applied to a random rather
+    than adversarial subset. The default, additive Gaussian noise on a random subset, is the common
+    "noisy sensor" model.
+
+    Parameters
+    ----------
+    k : int, default=None
+        Number of features to corrupt per row. Give exactly one of ``k`` and ``fraction``.
+    fraction : float in [0, 1], default=None
+        Fraction of each row's present features to corrupt, rounded half up.
+    scale : float, default=1.0
+        Noise scale: the standard deviation of the Gaussian, or the half-width ``a`` of the uniform
+        noise on ``[-a, a]``. ``0`` leaves additive noise without effect and replaces by zeros.
+    distribution : {"gaussian", "uniform"}, default="gaussian"
+        Noise distribution; both have mean zero. Only ``"uniform"`` is bounded, as §2.4 assumes.
+    mode : {"add", "replace"}, default="add"
+        Add the noise to the chosen features, or replace them with it (Dekel & Shamir §2.4).
+
+    Notes
+    -----
+    NaN entries are never chosen and stay NaN. To sweep the noise scale rather than the number of
+    corrupted features, use ``set_params(scale=...)``: :meth:`with_level` sets ``fraction`` or
+    ``k``.
+
+    References
+    ----------
+    .. [1] O. Dekel and O. Shamir. Learning to classify with missing and corrupted features.
+       ICML 2008, §2.4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.corruption import FeatureNoise
+    >>> X = np.zeros((3, 5))
+    >>> Xc = FeatureNoise(k=2, distribution="uniform", mode="replace").corrupt(X, random_state=0)
+    >>> (Xc != 0).sum(axis=1).tolist(), bool(np.abs(Xc).max() <= 1.0)
+    ([2, 2, 2], True)
+    """
+
+    level_params: ClassVar[tuple[str, ...]] = ("fraction", "k")
+
+    def __init__(self, *, k=None, fraction=None, scale=1.0, distribution="gaussian", mode="add"):
+        self.k = k
+        self.fraction = fraction
+        self.scale = scale
+        self.distribution = distribution
+        self.mode = mode
+
+    def _corrupt(self, X, y, model, rng):
+        k, fraction = check_count_or_fraction(self.k, self.fraction)
+        scale = check_nonnegative(self.scale, "scale")
+        distribution = check_option(self.distribution, "distribution", ("gaussian", "uniform"))
+        mode = check_option(self.mode, "mode", ("add", "replace"))
+        chosen = _choose_per_row(~np.isnan(X), k, fraction, rng)
+        n_noisy = int(chosen.sum())
+        if distribution == "gaussian":
+            noise = rng.normal(0.0, scale, size=n_noisy)
+        else:
+            noise = rng.uniform(-scale, scale, size=n_noisy)
+        if mode == "add":
+            X[chosen] += noise
+        else:
+            X[chosen] = noise
+        return X
