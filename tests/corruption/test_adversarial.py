@@ -136,3 +136,15 @@ def test_adversaries_reject_bad_input(binary_problem):
 def test_with_level_sets_the_budget():
     attack = GreedyDeletion(budget=1, feature_values="uniform").with_level(4)
     assert attack.budget == 4 and attack.level_name == "budget"
+
+
+def test_corruption_registry():
+    from robustclf.corruption import CORRUPTIONS, RandomDeletion, make_corruption
+
+    corruption = make_corruption("random_deletion", fraction=0.2, among="nonzero")
+    assert isinstance(corruption, RandomDeletion) and corruption.among == "nonzero"
+    assert set(CORRUPTIONS) >= {"random_deletion", "group_deletion", "greedy"}
+    with pytest.raises(ValueError, match="unknown corruption 'smudge'"):
+        make_corruption("smudge")
+    with pytest.raises(ValueError, match="no parameter"):
+        make_corruption("greedy", fraction=0.2)

@@ -360,3 +360,27 @@ def test_summarize_curve_rejects_bad_frames():
         summarize_curve(pd.DataFrame({"estimator": ["a"], "error": [0.1]}))
     with pytest.raises(ValueError, match="frame must be a pandas DataFrame"):
         summarize_curve({"estimator": ["a"], "level": [0], "error": [0.1]})
+
+
+def test_certified_curve_brackets_and_matches_the_greedy_attack():
+    from sklearn.svm import LinearSVC
+
+    from robustclf.corruption import GreedyDeletion
+    from robustclf.evaluation import certified_curve
+
+    X, y = make_classification(n_samples=200, n_features=10, random_state=0)
+    estimators = {"lr": LogisticRegression(), "svm": LinearSVC()}
+    frame = certified_curve(estimators, X[:100], y[:100], X[100:], y[100:],
+                            budgets=[0, 1, 3], n_repeats=2, random_state=0)
+    assert len(frame) == 2 * 2 * 3
+    assert (frame["error_lower"] <= frame["error"]).all()
+    assert (frame["error"] <= frame["error_upper"]).all()
+    assert frame["is_exact"].all()  # uniform values, integer budgets
+    # with uniform values the greedy attack is optimal: the robustness curve agrees
+    curve = robustness_curve({"lr": LogisticRegression()}, X[:100], y[:100], X[100:], y[100:],
+                             corruption=GreedyDeletion(budget=0), levels=[0, 1, 3])
+    certified = frame[(frame.estimator == "lr") & (frame.repeat == 0)]
+    np.testing.assert_allclose(curve["error"].to_numpy(), certified["error"].to_numpy())
+    with pytest.raises(ValueError, match="linear classifier"):
+        certified_curve([DecisionTreeClassifier()], X[:100], y[:100], X[100:], y[100:],
+                        budgets=[1])

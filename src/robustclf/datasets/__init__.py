@@ -23,6 +23,7 @@ next to the repository (see :func:`get_data_home`). Files may be plain or gzippe
 """
 
 from ._amazon import load_amazon_reviews, parse_processed_acl
+from ._catalog import DATASETS, DatasetSplit, load_split
 from ._generators import make_contaminated_logistic, make_label_copies, make_structurally_missing
 from ._mnist import load_mnist, read_idx
 from ._paths import DATA_ENV_VAR, get_data_home
@@ -36,6 +37,9 @@ from ._uci import (
 )
 
 __all__ = [
+    "DATASETS",
+    "DatasetSplit",
+    "load_split",
     "DATA_ENV_VAR",
     "THRESHOLD_ENCODINGS",
     "encode_threshold_value",

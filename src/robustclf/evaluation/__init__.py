@@ -4,10 +4,18 @@
 set corrupted at every level, returning a tidy :class:`pandas.DataFrame`;
 :func:`summarize_curve` reduces it to mean, standard deviation and standard error per
 (estimator, level); :class:`RobustnessCurveDisplay` plots it (matplotlib is imported only when
-plotting).
+plotting). :func:`certified_curve` gives the exact worst-case error of linear models against a
+deletion budget in the same format.
 """
 
+from ._certified import certified_curve
 from ._curve import CURVE_COLUMNS, robustness_curve, summarize_curve
 from ._display import RobustnessCurveDisplay
 
-__all__ = ["CURVE_COLUMNS", "RobustnessCurveDisplay", "robustness_curve", "summarize_curve"]
+__all__ = [
+    "CURVE_COLUMNS",
+    "RobustnessCurveDisplay",
+    "certified_curve",
+    "robustness_curve",
+    "summarize_curve",
+]

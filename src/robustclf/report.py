@@ -1,0 +1,138 @@
+"""Write tidy result frames as CSV, PNG and markdown: one path for the demo, curves and papers.
+
+Experiments return pandas DataFrames and never print or write; the CLI hands their frames to
+:func:`write_curve` and assembles the returned markdown sections into ``report.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .evaluation import summarize_curve
+
+__all__ = ["markdown_table", "curve_table", "write_curve", "write_report", "write_experiment"]
+
+
+def markdown_table(frame: pd.DataFrame, *, index: bool = True) -> str:
+    """A GitHub-flavoured markdown table of ``frame`` (no optional dependency needed)."""
+    columns = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for key, row in frame.iterrows():
+        cells = ([str(key)] if index else []) + [_cell(v) for v in row.tolist()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return "" if np.isnan(value) else f"{value:.3f}"
+    return str(value)
+
+
+def curve_table(frame: pd.DataFrame, *, spread: str = "std") -> pd.DataFrame:
+    """Estimators as rows, levels as columns, cells ``mean ± spread`` of the error.
+
+    ``spread`` is ``"std"`` (across repeats) or ``"sem"`` (standard error, as the papers use);
+    a single repeat shows the mean only.
+    """
+    if spread not in ("std", "sem"):
+        raise ValueError(f"spread must be 'std' or 'sem', got {spread!r}.")
+    stats = summarize_curve(frame)
+
+    def fmt(row):
+        if row["count"] < 2 or np.isnan(row[spread]):
+            return f"{row['mean']:.3f}"
+        return f"{row['mean']:.3f} ± {row[spread]:.3f}"
+
+    stats["cell"] = stats.apply(fmt, axis=1)
+    table = stats.pivot_table(index="estimator", columns="level", values="cell",
+                              aggfunc="first", sort=False)
+    table = table.reindex(index=list(dict.fromkeys(stats["estimator"])))
+    table.columns = [_level_label(c) for c in table.columns]
+    table.index.name = "estimator \\ level"
+    return table
+
+
+def _level_label(level) -> str:
+    if isinstance(level, (float, np.floating)) and float(level).is_integer():
+        return str(int(level))
+    return f"{level:g}" if isinstance(level, (int, float, np.number)) else str(level)
+
+
+def write_curve(
+    frame: pd.DataFrame,
+    output_dir: str | Path,
+    name: str,
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str = "test error",
+    intro: str = "",
+    spread: str = "std",
+) -> str:
+    """Write ``<name>.csv`` and ``<name>.png`` and return the markdown section describing them."""
+    from .evaluation import RobustnessCurveDisplay
+
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(output_dir / f"{name}.csv", index=False)
+
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    RobustnessCurveDisplay(frame, xlabel=xlabel, ylabel=ylabel, title=title).plot(ax=ax,
+                                                                                band=spread)
+    fig.tight_layout()
+    fig.savefig(output_dir / f"{name}.png", dpi=110)
+    plt.close(fig)
+
+    n_repeats = frame["repeat"].nunique() if "repeat" in frame else 1
+    parts = [f"## {title}", ""]
+    if intro:
+        parts += [intro, ""]
+    spread_text = ("a single run" if n_repeats == 1 else
+                   f"{n_repeats} repeats, mean ± "
+                   f"{'standard deviation' if spread == 'std' else 'standard error'}")
+    parts += [
+        f"![{title}]({name}.png)",
+        "",
+        f"Test error by {xlabel} ({spread_text}). Raw results: [`{name}.csv`]({name}.csv).",
+        "",
+        markdown_table(curve_table(frame, spread=spread)),
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def write_report(output_dir: str | Path, title: str, sections: Sequence[str],
+                 preamble: str = "") -> Path:
+    """Assemble markdown sections into ``output_dir/report.md`` and return its path."""
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    text = "\n".join([f"# {title}", "", preamble, "", *sections]).rstrip() + "\n"
+    path = output_dir / "report.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_experiment(result, output_dir: str | Path) -> Path:
+    """Write every curve of an :class:`~robustclf.experiments.ExperimentResult` and its report.
+
+    Each curve gets ``<name>.csv``, ``<name>.png`` and a section of ``report.md``; when the
+    experiment carries the paper's reported numbers they are tabulated under ours.
+    """
+    sections = []
+    for curve in result.curves:
+        section = write_curve(curve.frame, output_dir, curve.name, title=curve.title,
+                              xlabel=curve.xlabel, intro=curve.intro, spread=curve.spread)
+        if curve.paper is not None:
+            section += "\nThe paper's reported figures:\n\n" + markdown_table(curve.paper) + "\n"
+        sections.append(section)
+    return write_report(output_dir, result.title, sections, result.preamble)

@@ -1,0 +1,34 @@
+"""scikit-learn's estimator checks over every robust estimator in the registry.
+
+Known failures are declared per estimator, with a reason, in its ``EstimatorEntry``
+(``robustclf._registry``), never by skipping a whole estimator.
+"""
+
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from robustclf._registry import estimator_entries
+
+_ENTRIES = {type(e.factory()).__name__: e for e in estimator_entries(robust=True)}
+
+
+def _expected_failures(estimator):
+    return _ENTRIES[type(estimator).__name__].expected_failed_checks
+
+
+if _ENTRIES:
+
+    @parametrize_with_checks([e.factory() for e in _ENTRIES.values()],
+                             expected_failed_checks=_expected_failures)
+    def test_sklearn_compatible_estimator(estimator, check):
+        check(estimator)
+
+else:  # pragma: no cover - only before any robust estimator exists
+
+    def test_sklearn_compatible_estimator():
+        pytest.skip("no robust estimator registered yet")
+
+
+def test_registry_names_are_unique():
+    names = [e.name for e in estimator_entries()]
+    assert len(names) == len(set(names))
