@@ -115,3 +115,9 @@ def test_exact_solver_refuses_huge_instances():
         exact_knapsack_deletion(gains, rng.uniform(0.5, 1.5, 30), 5.0)
     with pytest.raises(ValueError, match="max_work"):
         exact_knapsack_deletion(gains, np.ones(30), 20.0, max_work=100)
+
+
+def test_no_features_means_no_harm():
+    solution = knapsack_deletion(np.zeros((3, 0)), np.zeros(0), 1.0)
+    assert solution.relaxed_gain.tolist() == [0.0, 0.0, 0.0]
+    assert solution.greedy_mask.shape == (3, 0)

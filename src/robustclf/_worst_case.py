@@ -89,6 +89,9 @@ def knapsack_deletion(gains: np.ndarray, values: np.ndarray, budget: float) -> K
     gains = np.asarray(gains, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
     m, n = gains.shape
+    if n == 0:  # nothing to delete
+        zeros = np.zeros(m)
+        return KnapsackDeletion(zeros, np.zeros((m, 0)), np.zeros((m, 0), dtype=bool), zeros)
     useful = gains > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(values > 0, gains / np.where(values > 0, values, 1.0), np.inf)
