@@ -26,6 +26,9 @@ __all__ = [
     "check_option",
     "check_int",
     "check_real",
+    "check_positive",
+    "check_max_iter",
+    "check_bool",
 ]
 
 
@@ -233,3 +236,22 @@ def check_real(value, name: str, *, minimum: float | None = None) -> float:
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum:g}, got {value:g}.")
     return value
+
+
+def check_positive(value, name: str) -> float:
+    """A finite real number > 0 (e.g. ``C``, ``tol``, ``margin``)."""
+    if check_nonnegative(value, name) == 0:
+        raise ValueError(f"{name} must be positive, got {value}.")
+    return float(value)
+
+
+def check_max_iter(value, name: str = "max_iter") -> int:
+    """An integer >= 1."""
+    return check_int(value, name, minimum=1)
+
+
+def check_bool(value, name: str) -> bool:
+    """True or False (numpy booleans accepted)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
