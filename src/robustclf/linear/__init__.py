@@ -14,13 +14,19 @@ ExplicitCorruptionClassifier  any estimator trained on explicitly corrupted copi
 RobustLogisticRegression    Feng et al. (2014): RoLR, trimmed correlation against outliers
 """
 
+from .deletion_lp import DeletionRobustLP
+from .deletion_perceptron import DeletionRobustPerceptron
 from .dropout import DropoutLogisticRegression, DropoutSVC
+from .fdrop import FDROPClassifier
 from .mcf import ExplicitCorruptionClassifier, MCFClassifier, explicit_corruption
 
 __all__ = [
+    "DeletionRobustLP",
+    "DeletionRobustPerceptron",
     "DropoutLogisticRegression",
     "DropoutSVC",
     "ExplicitCorruptionClassifier",
+    "FDROPClassifier",
     "MCFClassifier",
     "explicit_corruption",
 ]

@@ -1,0 +1,161 @@
+"""Dekel & Shamir's deletion-robust linear program (ICML 2008, §2, Eq. 4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+
+from .._validation import (
+    check_bool,
+    check_generator,
+    check_int,
+    check_max_iter,
+    check_nonnegative,
+    check_option,
+    check_positive,
+)
+from ..feature_values import resolve_feature_values
+from ._base import (
+    LinearClassifierBase,
+    warn_if_not_converged,
+)
+from ._deletion_lp_solvers import SOLVERS
+
+__all__ = ["DeletionRobustLP"]
+
+_DEFAULT_MAX_ITER = {"cutting_plane": 100, "subgradient": 50}
+
+
+class DeletionRobustLP(LinearClassifierBase):
+    """Linear classifier robust to an adversary deleting features of total value <= N.
+
+    Solves Dekel & Shamir's LP (Eq. 4)::
+
+        min_{w, b, xi, lambda, alpha}  (1 / (m gamma)) sum_i xi_i
+        s.t.  P lambda_i - sum_j alpha_ij + y_i b >= -xi_i,
+              y_i w_j x_ij - gamma v_j / P >= lambda_i v_j - alpha_ij,
+              alpha, lambda, xi >= 0,  ||w||_inf <= C,
+
+    with ``P = V([n]) - N``. Its optimal ``xi_i`` is the robust hinge loss: ``max(0, -theta_i)``
+    with ``theta_i`` the value of the fractional knapsack Eq. (7), so the LP requires every
+    example to keep margin ``gamma V(J) / P`` on every kept set J the adversary can leave
+    (Eq. 3; exact for 0/1 values and integer N, an upper bound within C / gamma otherwise,
+    Theorem 1). Deleted features are set to 0 at test time.
+
+    Parameters
+    ----------
+    budget : float, default=1.0
+        The adversary's value budget N, ``0 <= N < V([n])``.
+    feature_values : {"uniform", "mutual_info"} or array-like of shape (n_features,), \
+default="uniform"
+        The values v_j. ``"mutual_info"`` is the paper's heuristic (§4), computed on the
+        training data with the full (multi-class) label and normalised to sum to n_features.
+    margin : float, default=1.0
+        The margin gamma > 0.
+    weight_bound : float, default=10.0
+        The box radius C > 0 of ``||w||_inf <= C``. Only ``weight_bound / margin`` matters (the
+        LP is invariant to scaling both); at a ratio of about 1 the unpenalised bias wins and the
+        model predicts the majority class on typical [0, 1]-scaled data, from 10 on results are
+        flat (``papers/NOTES.md``), hence the default ratio 10.
+    fit_intercept : bool, default=True
+        Fit the free bias b (not bounded, never deleted). If False, b = 0.
+    solver : {"cutting_plane", "lp", "subgradient"}, default="cutting_plane"
+        ``"cutting_plane"`` solves Eq. (4) exactly with a small LP over (w, b, xi) and the
+        most violated knapsack vertex per example as cuts (much faster than ``"lp"``, which
+        hands Eq. (4) with its O(mn) variables to HiGHS, and is faster when n >> m).
+        ``"subgradient"`` is averaged projected stochastic subgradient descent with AdaGrad steps
+        on the same objective (approximate; about 0.1 % above the optimum on spambase).
+    chunk_size : int or None, default=None
+        If given, the paper's bagging variant: the rows are shuffled and split into chunks of
+        about this size, Eq. (4) is solved on each, and the weight vectors and biases are
+        averaged.
+    tol : float, default=1e-8
+        Cutting planes: relative gap between the exact objective and the cut LP's bound.
+    max_iter : int or None, default=None
+        Cutting-plane rounds (default 100) or subgradient epochs (default 50).
+    n_jobs : int or None, default=None
+        Parallel jobs (joblib) over classes (one-vs-rest) and chunks.
+    random_state : None, int or Generator, default=None
+        Shuffles the chunks and the subgradient's mini-batches.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    feature_values_ : ndarray of shape (n_features,)
+        The resolved v_j.
+    objective_ : ndarray of shape (n_problems,)
+        Eq. (4)'s objective at the solution of each binary problem (per chunk averaged).
+    n_iter_ : ndarray of shape (n_problems,)
+        Solver iterations (HiGHS iterations, cutting-plane rounds or epochs), max over chunks.
+    n_features_in_ : int
+
+    References
+    ----------
+    O. Dekel and O. Shamir. Learning to classify with missing and corrupted features. ICML 2008.
+    """
+
+    def __init__(self, budget=1.0, *, feature_values="uniform", margin=1.0, weight_bound=10.0,
+                 fit_intercept=True, solver="cutting_plane", chunk_size=None, tol=1e-8,
+                 max_iter=None, n_jobs=None, random_state=None):
+        self.budget = budget
+        self.feature_values = feature_values
+        self.margin = margin
+        self.weight_bound = weight_bound
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.chunk_size = chunk_size
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        check_option(self.solver, "solver", tuple(SOLVERS))
+        check_positive(self.margin, "margin")
+        check_positive(self.weight_bound, "weight_bound")
+        check_nonnegative(self.tol, "tol")
+        check_bool(self.fit_intercept, "fit_intercept")
+        if self.chunk_size is not None:
+            check_int(self.chunk_size, "chunk_size", minimum=2)
+        if self.max_iter is not None:
+            check_max_iter(self.max_iter)
+
+    def _fit_ovr(self, X, Y):
+        """Solve Eq. (4) for every one-vs-rest column of ``Y`` (and every chunk)."""
+        labels = np.argmax(Y, axis=1) if Y.shape[1] > 1 else Y[:, 0]
+        Xd = X.toarray() if sp.issparse(X) and isinstance(self.feature_values, str) else X
+        values = resolve_feature_values(self.feature_values, Xd, labels)
+        budget = check_nonnegative(self.budget, "budget")
+        total = float(values.sum())
+        if budget >= total:
+            raise ValueError(
+                f"budget must be less than the total feature value V([n]) = {total:g} of the "
+                f"{X.shape[1]} feature(s) (P = V([n]) - N must be > 0), got {budget:g}.")
+        self.feature_values_ = values
+        rng = check_generator(self.random_state)
+        m = X.shape[0]
+        if self.chunk_size is None or self.chunk_size >= m:
+            chunks = [np.arange(m)]
+        else:
+            chunks = np.array_split(rng.permutation(m), int(np.ceil(m / self.chunk_size)))
+        options = dict(margin=float(self.margin), weight_bound=float(self.weight_bound),
+                       fit_intercept=bool(self.fit_intercept), tol=float(self.tol))
+        if self.max_iter is not None:
+            options["max_iter"] = int(self.max_iter)
+        solve = SOLVERS[self.solver]
+        tasks = [(k, idx) for k in range(Y.shape[1]) for idx in chunks]
+        seeds = rng.integers(0, 2**31 - 1, size=len(tasks))  # drawn before dispatch
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(solve)(X[idx], Y[idx, k], values, budget, random_state=int(seed), **options)
+            for (k, idx), seed in zip(tasks, seeds, strict=True))
+        per = [results[i:i + len(chunks)] for i in range(0, len(results), len(chunks))]
+        self.objective_ = np.array([np.mean([r.objective for r in rs]) for rs in per])
+        self.n_iter_ = np.array([max(r.n_iter for r in rs) for rs in per])
+        warn_if_not_converged(self, [all(r.converged for r in rs) for rs in per],
+                              options.get("max_iter", _DEFAULT_MAX_ITER.get(self.solver, 0)))
+        coef = np.array([np.mean([r.coef for r in rs], axis=0) for rs in per])
+        intercept = np.array([np.mean([r.intercept for r in rs]) for rs in per])
+        return coef, intercept

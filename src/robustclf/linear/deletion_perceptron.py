@@ -1,0 +1,368 @@
+"""Dekel & Shamir's Perceptron with projections onto the cube (ICML 2008, §3).
+
+An online learner facing a feature-deleting adversary. Before example i the algorithm holds
+``(w_i, b_i)``; the adversary reveals only the features ``J_i`` (deleting a set of value at most
+N), and the algorithm suffers the robust hinge loss of Eq. (12)::
+
+    xi(w, b, x, y) = [max_{J: V([n] \\ J) <= N} gamma V(J) / P - y (b + sum_{j in J} w_j x_j)]_+
+
+with ``P = V([n]) - N``. Writing ``a_j = y w_j x_j - gamma v_j / P`` the bracket is
+``-(y b + min_J sum_{j in J} a_j)``: the adversary deletes the features with the largest
+``a_j`` subject to the value budget, a knapsack solved by the library's one worst-case solver
+(:func:`robustclf._worst_case.knapsack_deletion`, relaxation of Eq. 7). If the loss is positive
+the update is coordinate-wise on the kept features, followed by projection on the cube::
+
+    w_{i+1,j} = [w_{i,j} + y_i tau x_{i,j}]_{+-C}   (j in J_i),     b_{i+1} = [b_i + y_i tau]_{+-C},
+
+with ``tau = sqrt(n + 1) C / sqrt(2 m)``. The batch classifier is the average hypothesis of the
+online-to-batch conversion (§3.2): ``w_bar = (1/m) sum_{i=1}^m w_{i-1}``, likewise ``b_bar``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import (
+    check_budget,
+    check_generator,
+    check_int,
+    check_real,
+)
+from .._worst_case import knapsack_deletion
+from ..feature_values import resolve_feature_values
+from ._base import LinearClassifierBase
+
+__all__ = ["DeletionRobustPerceptron", "deletion_hinge_loss"]
+
+
+def _signed_targets(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """One-vs-rest ±1 targets for given ``classes``, one row per binary problem (partial_fit).
+
+    Same convention as :func:`robustclf.linear._base.ovr_targets`, which derives the classes from
+    ``y``; a batch of a stream may lack some of the stream's classes.
+    """
+    if classes.shape[0] == 2:
+        return np.where(y == classes[1], 1.0, -1.0)[None, :]
+    return np.where(y[None, :] == classes[:, None], 1.0, -1.0)
+
+
+def _resolve_adversary(feature_values, budget, margin, X, y):
+    """Feature values, budget and the per-feature penalty ``gamma v_j / P`` of Eq. (7)/(12)."""
+    values = resolve_feature_values(feature_values, X, y)
+    budget = check_budget(budget, values)
+    total = float(values.sum())
+    if budget >= total:
+        raise ValueError(
+            f"budget must be smaller than the total feature value V([n]) = {total:g} so that "
+            f"P = V([n]) - budget > 0 (Dekel & Shamir, Eq. 12); got budget={budget:g}."
+        )
+    margin = check_real(margin, "margin", minimum=0.0)
+    return values, budget, margin * values / (total - budget)
+
+
+def deletion_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray,
+                        y_signed: np.ndarray, feature_values: np.ndarray, budget: float,
+                        margin: float) -> np.ndarray:
+    """Robust hinge loss of Dekel & Shamir's Eq. (12) for every row (vectorised, trusted inputs).
+
+    Parameters
+    ----------
+    coef : ndarray of shape (n_features,)
+    intercept : float
+    X : ndarray of shape (n_samples, n_features)
+    y_signed : ndarray of shape (n_samples,) with entries in {-1, +1}
+    feature_values : ndarray of shape (n_features,)
+    budget : float
+        ``N < V([n])``.
+    margin : float
+        ``gamma``.
+
+    Returns
+    -------
+    loss : ndarray of shape (n_samples,)
+        ``[-(y b + min_tau sum_j tau_j a_j)]_+`` with ``a_j = y w_j x_j - gamma v_j / P``, the
+        minimum over the relaxed knapsack polytope of Eq. (7). It equals Eq. (12) exactly for 0/1
+        feature values and an integer budget (Lemma 1(b)) and upper-bounds it otherwise.
+    """
+    values = np.asarray(feature_values, dtype=np.float64)
+    penalty = margin * values / (values.sum() - budget)
+    gains = y_signed[:, None] * X * coef[None, :] - penalty[None, :]
+    res = knapsack_deletion(gains, values, budget)
+    kept_value = y_signed * intercept + gains.sum(axis=1) - res.relaxed_gain
+    return np.maximum(-kept_value, 0.0)
+
+
+class _State:
+    """Online state of one binary problem: current and summed hypotheses (lazy averaging)."""
+
+    def __init__(self, n_features: int):
+        self.w = np.zeros(n_features)
+        self.b = 0.0
+        self.w_sum = np.zeros(n_features)
+        self.b_sum = 0.0
+        self.pending = 0  # rounds played with the current (w, b), not yet added to the sums
+        self.n_updates = 0
+
+    def flush(self):
+        if self.pending:
+            self.w_sum += self.pending * self.w
+            self.b_sum += self.pending * self.b
+            self.pending = 0
+
+
+def _online_pass(state, X, s, order, taus, values, budget, penalty, bound, fit_intercept):
+    """One pass of §3.1 over the rows ``order`` (the inherent sequential loop).
+
+    ``taus[k]`` is the step of the k-th round of this pass. The hypothesis changes only at rounds
+    with positive loss, so the losses of the next rows under the *current* hypothesis are exact
+    until the first of them is positive: rows are therefore evaluated in blocks, with one call of
+    the shared worst-case solver per block (vectorised over the block's rows), and the pass
+    advances to the first positive-loss row, updates, and continues from the next row. The block
+    length adapts to the observed gap between updates. Inside a block, a row whose margin stays
+    non-negative after deleting *all* its positive-gain features has zero loss without solving
+    the knapsack, and the knapsack is solved only over columns with a positive gain somewhere
+    (the others are never deleted).
+    """
+    w = state.w
+    b = state.b
+    m = order.shape[0]
+    pos = 0
+    block = 8
+    while pos < m:
+        rows = order[pos:pos + block]
+        sb = s[rows]
+        gains = sb[:, None] * X[rows] * w - penalty
+        value = sb * b + gains.sum(axis=1)
+        useful = gains > 0.0
+        candidate = np.flatnonzero(value - np.where(useful, gains, 0.0).sum(axis=1) < 0.0)
+        first = -1
+        if candidate.size:
+            cols = np.flatnonzero(useful[candidate].any(axis=0))
+            if cols.size:  # (knapsack_deletion does not accept zero columns)
+                res = knapsack_deletion(gains[candidate][:, cols], values[cols], budget)
+                hit = np.flatnonzero(value[candidate] - res.relaxed_gain < 0.0)
+            else:
+                hit = np.arange(candidate.size)
+            if hit.size:
+                first = candidate[hit[0]]
+        if first < 0:  # no update in this block
+            state.pending += rows.shape[0]
+            pos += rows.shape[0]
+            block = min(2 * block, 512)
+            continue
+        # positive loss at row `first`: rounds up to it used (w, b); then the update on J_i
+        state.pending += first + 1
+        state.w, state.b = w, b
+        state.flush()
+        tau = taus[pos + first]
+        si = sb[first]
+        step = (si * tau) * X[rows[first]]
+        if cols.size:
+            step[cols] *= 1.0 - res.fractions[hit[0]]
+        w = np.minimum(np.maximum(w + step, -bound), bound)
+        if fit_intercept:
+            b = min(max(b + si * tau, -bound), bound)
+        state.n_updates += 1
+        pos += first + 1
+        block = first + 1
+    state.w, state.b = w, b
+    state.flush()
+
+
+class DeletionRobustPerceptron(LinearClassifierBase):
+    """Perceptron with projections onto the cube against a feature-deleting adversary.
+
+    Dekel & Shamir (ICML 2008), §3: on each example the adversary deletes the features of total
+    value at most ``budget`` that maximise the robust hinge loss of Eq. (12); when the loss is
+    positive the weights of the *kept* features move by ``y tau x`` and are clipped to
+    ``[-weight_bound, weight_bound]``; the returned classifier is the average of the online
+    hypotheses (online-to-batch conversion, §3.2). Multi-class problems are solved one-vs-rest.
+
+    Parameters
+    ----------
+    budget : float, default=1.0
+        The adversary's value budget N; must be smaller than the total feature value.
+    feature_values : {"uniform", "mutual_info"} or array-like of shape (n_features,), \
+default="uniform"
+        Feature values v_j (``"mutual_info"`` is the paper's heuristic of §4, computed on the
+        training data).
+    margin : float, default=1.0
+        The margin parameter gamma of Eq. (12).
+    weight_bound : float, default=10.0
+        Radius C of the cube containing ``w`` and ``b``. Only ``weight_bound / margin`` matters
+        (scaling both scales the whole run).
+    fit_intercept : bool, default=True
+        Learn the bias b (updated and clipped like the weights). If False, b = 0.
+    n_epochs : int, default=1
+        Passes over the training data in :meth:`fit` (the paper makes one).
+    shuffle : bool, default=True
+        Visit the rows of each epoch in a random order (the same order for every class).
+    horizon : int or None, default=None
+        Number of rounds m assumed by :meth:`partial_fit` for the step tau. None uses the
+        anytime step ``tau_t = sqrt(n+1) C / sqrt(2 t)`` at round t. :meth:`fit` ignores it.
+    random_state : int, numpy Generator or None, default=None
+        Seeds the shuffling.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Averaged weights ``w_bar``.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Averaged bias ``b_bar``.
+    classes_ : ndarray of shape (n_classes,)
+    feature_values_ : ndarray of shape (n_features,)
+    tau_ : float
+        The step of :meth:`fit`, ``sqrt(n + 1) C / sqrt(2 T)`` with T = n_epochs * n_samples
+        (``n`` instead of ``n + 1`` without intercept); the last step for :meth:`partial_fit`.
+    n_iter_ : int
+        Epochs run.
+    t_ : int
+        Online rounds played so far (rows x epochs, summed over partial_fit calls).
+    n_updates_ : ndarray of shape (n_problems,)
+        Rounds with positive loss (updates), per binary problem.
+    n_features_in_ : int
+
+    Notes
+    -----
+    Choices where the paper is silent (see docs/reproduction/dekel_shamir_perceptron_fdrop.md):
+
+    * The adversary's problem is solved by its LP relaxation (Eq. 7). For 0/1 values and an
+      integer budget it is exact (Lemma 1(b)) and ``J_i`` is a set; otherwise at most one feature
+      is deleted fractionally (Lemma 1(c)) and its update is scaled by its kept fraction, which is
+      the exact subgradient of the relaxed loss (an upper bound on Eq. 12).
+    * With several epochs the online sequence has T = n_epochs * m rounds: tau uses T and the
+      average runs over all T hypotheses.
+    * :meth:`partial_fit` visits rows in the given order; with ``horizon=None`` the step is the
+      anytime schedule above, so feeding a stream in any chunking gives the same model.
+    * Theorem 4 assumes ``||x||_1 <= 1``; the estimator does not rescale X.
+
+    References
+    ----------
+    O. Dekel and O. Shamir. Learning to classify with missing and corrupted features. ICML 2008.
+    """
+
+    def __init__(self, *, budget=1.0, feature_values="uniform", margin=1.0, weight_bound=10.0,
+                 fit_intercept=True, n_epochs=1, shuffle=True, horizon=None, random_state=None):
+        self.budget = budget
+        self.feature_values = feature_values
+        self.margin = margin
+        self.weight_bound = weight_bound
+        self.fit_intercept = fit_intercept
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.horizon = horizon
+        self.random_state = random_state
+
+    _accept_sparse = False
+
+    def _check_params(self):
+        bound = check_real(self.weight_bound, "weight_bound", minimum=0.0)
+        if bound <= 0:
+            raise ValueError(f"weight_bound must be positive, got {bound:g}.")
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise ValueError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
+        check_int(self.n_epochs, "n_epochs")
+        if self.horizon is not None:
+            check_int(self.horizon, "horizon")
+
+    def _setup(self, X, y, n_problems):
+        """Resolve the adversary and reset the online state (first call of fit/partial_fit)."""
+        values, budget, penalty = _resolve_adversary(
+            self.feature_values, self.budget, self.margin, X, y)
+        self.feature_values_ = values
+        self._adversary = (values, budget, penalty)
+        self._states = [_State(X.shape[1]) for _ in range(n_problems)]
+        self.t_ = 0
+        self.n_iter_ = 0
+
+    def _step_scale(self, n_features):
+        return np.sqrt(n_features + (1 if self.fit_intercept else 0)) * float(self.weight_bound)
+
+    def _run(self, X, targets, order, taus):
+        """One pass of every binary problem; returns the averaged (coef, intercept)."""
+        values, budget, penalty = self._adversary
+        for state, s in zip(self._states, targets, strict=True):
+            _online_pass(state, X, s, order, taus, values, budget, penalty,
+                         float(self.weight_bound), bool(self.fit_intercept))
+        self.t_ += order.shape[0]
+        self.n_updates_ = np.array([st.n_updates for st in self._states])
+        return (np.stack([st.w_sum for st in self._states]) / self.t_,
+                np.array([st.b_sum for st in self._states]) / self.t_)
+
+    def _fit_ovr(self, X, Y):
+        """``n_epochs`` passes of the cube-projected Perceptron, then the average (§3.1–3.2)."""
+        labels = Y[:, 0] if Y.shape[1] == 1 else Y.argmax(axis=1)  # for "mutual_info"
+        self._setup(X, labels, Y.shape[1])
+        rng = check_generator(self.random_state)
+        m = X.shape[0]
+        n_epochs = int(self.n_epochs)
+        self.tau_ = self._step_scale(X.shape[1]) / np.sqrt(2.0 * n_epochs * m)
+        taus = np.full(m, self.tau_)
+        for _ in range(n_epochs):
+            order = rng.permutation(m) if self.shuffle else np.arange(m)
+            coef, intercept = self._run(X, Y.T, order, taus)
+            self.n_iter_ += 1
+        return coef, intercept
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass over a batch of a stream, in the given row order.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            All classes of the stream; required on the first call.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        first = not hasattr(self, "classes_")
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=first)
+        check_classification_targets(y)
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            if isinstance(self.feature_values, str) and self.feature_values == "mutual_info":
+                raise ValueError("feature_values='mutual_info' needs the whole training set; "
+                                 "pass an array of feature values to partial_fit.")
+            classes = np.unique(classes)
+            if classes.shape[0] < 2:
+                raise ValueError("classes must contain at least two classes.")
+            self.classes_ = classes
+            self._setup(X, y, 1 if classes.shape[0] == 2 else classes.shape[0])
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes={classes!r} differs from the first call's {self.classes_}.")
+        unseen = np.setdiff1d(y, self.classes_)
+        if unseen.size:
+            raise ValueError(f"y contains labels {unseen} not in classes {self.classes_}.")
+        m = X.shape[0]
+        scale = self._step_scale(X.shape[1])
+        if self.horizon is None:
+            taus = scale / np.sqrt(2.0 * (self.t_ + np.arange(1, m + 1)))
+        else:
+            taus = np.full(m, scale / np.sqrt(2.0 * check_int(self.horizon, "horizon")))
+        self.tau_ = float(taus[-1])
+        self.coef_, self.intercept_ = self._run(
+            X, _signed_targets(y, self.classes_), np.arange(m), taus)
+        self.n_iter_ += 1
+        return self
+
+    def robust_loss(self, X, y):
+        """Eq. (12) loss of the averaged model on each row, per binary problem.
+
+        Returns
+        -------
+        loss : ndarray of shape (n_problems, n_samples)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        values, budget, _ = self._adversary
+        targets = _signed_targets(np.asarray(y), self.classes_)
+        return np.stack([
+            deletion_hinge_loss(w, b, X, s, values, budget, float(self.margin))
+            for w, b, s in zip(self.coef_, self.intercept_, targets, strict=True)])

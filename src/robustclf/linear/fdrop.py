@@ -1,0 +1,244 @@
+"""FDROP: Globerson & Roweis's "Nightmare at test time" SVM (ICML 2006).
+
+L2-regularised hinge loss against an adversary that deletes (sets to 0) the ``K = budget``
+features contributing most to each training margin::
+
+    min_{w, b} 1/2 ||w||^2 + C sum_i [1 - y_i (b + w.x_i) + h_i(w)]_+,
+    h_i(w) = max_{|D| <= K} sum_{j in D} y_i w_j x_ij.
+
+The inner maximum ``h_i`` is the library's knapsack with unit values (``knapsack_deletion``;
+exact for an integer K). Globerson & Roweis replace it by its LP dual, which gives a QP with
+O(mn) variables::
+
+    min 1/2 ||w||^2 + C sum_i xi_i
+    s.t. y_i (b + w.x_i) - K z_i - sum_j v_ij >= 1 - xi_i,  z_i + v_ij >= y_i w_j x_ij,
+         xi, z, v >= 0                                                               (GR)
+
+Its size makes it slow (and HiGHS's active-set QP solver stopped with "Solve error" on small
+instances of it), so this module solves the *same* problem over ``(w, b, xi)`` only: the robust
+hinge is the maximum over the vertices ``tau`` (kept features) of the knapsack polytope of
+``1 - y_i (b + sum_j tau_j w_j x_ij)``, and the most violated vertex of each example is what the
+shared worst-case solver returns. Cuts are added until no example's robust hinge exceeds its
+slack by more than ``tol``. Each master problem is a small convex QP solved by HiGHS
+(``highspy``, an optional dependency), warm-started between rounds.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from .._validation import check_budget, check_int, check_option, check_real
+from .._worst_case import knapsack_deletion
+from ._base import LinearClassifierBase, warn_if_not_converged
+
+__all__ = ["FDROPClassifier", "fdrop_hinge_loss"]
+
+_SOLVERS = ("auto", "cutting_plane", "qp")
+
+
+def fdrop_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray, y_signed: np.ndarray,
+                     budget: float) -> np.ndarray:
+    """Globerson & Roweis's robust hinge loss of every row (vectorised, trusted inputs).
+
+    ``[1 - y (b + w.x) + max_{|D| <= K} sum_{j in D} y w_j x_j]_+`` with the maximum from the
+    shared fractional knapsack (unit values), exact for an integer ``budget = K``.
+    """
+    gains = y_signed[:, None] * X * coef[None, :]
+    harm = knapsack_deletion(gains, np.ones(X.shape[1]), budget).relaxed_gain
+    return np.maximum(1.0 - y_signed * (intercept + X @ coef) + harm, 0.0)
+
+
+def _clarabel():
+    try:
+        import clarabel
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "FDROPClassifier needs the Clarabel QP solver: pip install clarabel "
+            "(or robustclf[conic])") from exc
+    return clarabel
+
+
+def _solve_qp(n_w, cost, A, rhs, n_zero):
+    """``min 1/2 ||x[:n_w]||^2 + cost.x  s.t.  A[:n_zero] x = rhs[:n_zero], A[n_zero:] x <= rhs``.
+
+    Solved by Clarabel's interior-point method: ``RuntimeError`` on infeasibility, numerical
+    failure or iteration limit, ``ConvergenceWarning`` on reduced accuracy ("AlmostSolved").
+    """
+    clarabel = _clarabel()
+    n_cols = cost.shape[0]
+    P = sp.diags(np.r_[np.ones(n_w), np.zeros(n_cols - n_w)], format="csc")
+    cones = ([clarabel.ZeroConeT(n_zero)] if n_zero else []) + [
+        clarabel.NonnegativeConeT(A.shape[0] - n_zero)]
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    solution = clarabel.DefaultSolver(P, cost, sp.csc_matrix(A), rhs, cones, settings).solve()
+    status = str(solution.status)
+    if status == "AlmostSolved":
+        warnings.warn("Clarabel solved the FDROP quadratic program only to reduced accuracy "
+                      "(AlmostSolved).", ConvergenceWarning, stacklevel=4)
+    elif status != "Solved":
+        raise RuntimeError(f"the FDROP quadratic program was not solved: Clarabel status "
+                           f"{status}.")
+    return np.asarray(solution.x)
+
+
+def _master(sx, s, cut_rows, cut_kept, C, fit_intercept):
+    """The QP over (w, b, xi) with one cut ``y_i (b + sum_j tau_j x_ij w_j) >= 1 - xi_i`` per row
+    of ``cut_kept`` (``tau``), ``xi >= 0``, and ``b = 0`` without intercept."""
+    m, n = sx.shape
+    k = cut_rows.shape[0]
+    cuts = sp.hstack([sp.csr_matrix(-(cut_kept * sx[cut_rows])), sp.csr_matrix(-s[cut_rows, None]),
+                      sp.csr_matrix((-np.ones(k), (np.arange(k), cut_rows)), shape=(k, m))])
+    xi_pos = sp.hstack([sp.csr_matrix((m, n + 1)), -sp.identity(m)])
+    blocks, rhs, n_zero = [cuts, xi_pos], [-np.ones(k), np.zeros(m)], 0
+    if not fit_intercept:
+        blocks.insert(0, sp.csr_matrix(([1.0], ([0], [n])), shape=(1, n + 1 + m)))
+        rhs.insert(0, np.zeros(1))
+        n_zero = 1
+    cost = np.r_[np.zeros(n + 1), np.full(m, C)]
+    sol = _solve_qp(n, cost, sp.vstack(blocks), np.concatenate(rhs), n_zero)
+    return sol[:n], float(sol[n]) if fit_intercept else 0.0, sol[n + 1:]
+
+
+def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter):
+    """Cutting planes on (w, b, xi); returns coef, intercept, objective, rounds, converged."""
+    m, n = X.shape
+    sx = s[:, None] * X
+    cut_rows = np.arange(m)
+    cut_kept = np.ones((m, n))  # first cuts: nothing deleted
+    converged = False
+    n_round = 0
+    while n_round < max_iter:
+        n_round += 1
+        w, b, xi = _master(sx, s, cut_rows, cut_kept, C, fit_intercept)
+        res = knapsack_deletion(sx * w, np.ones(n), budget)
+        robust = np.maximum(1.0 - s * b - sx @ w + res.relaxed_gain, 0.0)
+        violated = np.flatnonzero(robust > xi + tol * (1.0 + robust))
+        if violated.size == 0:
+            converged = True
+            break
+        cut_rows = np.r_[cut_rows, violated]
+        cut_kept = np.vstack([cut_kept, 1.0 - res.fractions[violated]])
+    objective = 0.5 * w @ w + C * robust.sum()
+    return w, b, objective, n_round, converged
+
+
+def _solve_gr_qp(X, s, budget, C, fit_intercept):
+    """Globerson & Roweis's QP (GR) with its O(mn) dual variables z, v, solved directly."""
+    m, n = X.shape
+    sx = s[:, None] * X
+    eye_m = sp.identity(m, format="csr")
+    # columns: w (n), b, xi (m), z (m), v (m n, row-major); all constraints as A x <= rhs
+    margin = -sp.hstack([sp.csr_matrix(sx), sp.csr_matrix(s[:, None]), eye_m, -budget * eye_m,
+                         -sp.kron(eye_m, np.ones((1, n)), format="csr")])
+    pair = -sp.hstack([sp.csr_matrix(-sx.reshape(-1)[:, None] * np.tile(np.eye(n), (m, 1))),
+                       sp.csr_matrix((m * n, 1 + m)), sp.kron(eye_m, np.ones((n, 1))),
+                       sp.identity(m * n)])
+    n_cols = n + 1 + 2 * m + m * n
+    nonneg = sp.hstack([sp.csr_matrix((m + m + m * n, n + 1)), -sp.identity(m + m + m * n)])
+    blocks = [margin, pair, nonneg]
+    rhs = [-np.ones(m), np.zeros(m * n), np.zeros(2 * m + m * n)]
+    n_zero = 0
+    if not fit_intercept:
+        blocks.insert(0, sp.csr_matrix(([1.0], ([0], [n])), shape=(1, n_cols)))
+        rhs.insert(0, np.zeros(1))
+        n_zero = 1
+    cost = np.r_[np.zeros(n + 1), np.full(m, C), np.zeros(m + m * n)]
+    sol = _solve_qp(n, cost, sp.vstack(blocks), np.concatenate(rhs), n_zero)
+    w, b = sol[:n], float(sol[n]) if fit_intercept else 0.0
+    objective = 0.5 * w @ w + C * fdrop_hinge_loss(w, b, X, s, budget).sum()
+    return w, b, objective, 1, True
+
+
+class FDROPClassifier(LinearClassifierBase):
+    """Linear SVM robust to the deletion of the ``budget`` most useful features per example.
+
+    Globerson & Roweis (2006): the hinge loss of every training example is taken after an
+    adversary deletes the K features with the largest contributions ``y w_j x_j`` (feature values
+    uniform); the bias is never deleted and not regularised. Solved exactly by cutting planes: the
+    worst-case deletion of each violated example (shared knapsack solver) becomes a constraint of
+    a QP over (w, b, xi), solved by HiGHS, until no example is violated by more than ``tol``.
+    Multi-class problems are solved one-vs-rest.
+
+    Parameters
+    ----------
+    budget : float, default=1.0
+        Number K of deleted features (at most n_features). A fractional K gives the LP relaxation
+        of the adversary's problem (deletion fractions summing to K).
+    C : float, default=1.0
+        Weight of the summed robust hinge loss against ``1/2 ||w||^2`` (as in SVC / LinearSVC).
+    fit_intercept : bool, default=True
+    solver : {"auto", "cutting_plane", "qp"}, default="auto"
+        ``"qp"`` solves Globerson & Roweis's QP (GR) directly, with its O(mn) dual variables;
+        ``"cutting_plane"`` solves the same problem over (w, b, xi) with worst-case cuts (see the
+        module docstring). Both are exact. Cutting planes need few rounds when n is small
+        (3x faster on digits, 898 x 64; 6 rounds on spambase, 4100 x 57) but many (45-52) on
+        MNIST's 784 pixels, where the direct QP was 2-7x faster (50-500 rows). ``"auto"`` uses
+        ``"qp"`` when ``2 n_features >= n_samples`` and cutting planes otherwise.
+    tol : float, default=1e-6
+        Cutting planes stop when no robust hinge exceeds its slack by more than
+        ``tol (1 + loss)`` (cutting planes only).
+    max_iter : int, default=100
+        Maximum number of cutting-plane rounds (ConvergenceWarning when reached).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    objective_ : ndarray of shape (n_problems,)
+        ``1/2 ||w||^2 + C sum_i robust hinge`` at the solution, per binary problem.
+    n_iter_ : ndarray of shape (n_problems,)
+        Cutting-plane rounds (QP solves) per binary problem (1 for ``"qp"``).
+    solver_ : str
+        The solver used (``"auto"`` resolved).
+    n_features_in_ : int
+
+    References
+    ----------
+    A. Globerson and S. Roweis. Nightmare at test time: robust learning by feature deletion.
+    ICML 2006.
+    """
+
+    def __init__(self, *, budget=1.0, C=1.0, fit_intercept=True, solver="auto", tol=1e-6,
+                 max_iter=100):
+        self.budget = budget
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+
+    _accept_sparse = False
+
+    def _check_params(self):
+        C = check_real(self.C, "C", minimum=0.0)
+        if C <= 0:
+            raise ValueError(f"C must be positive, got {C:g}.")
+        check_real(self.tol, "tol", minimum=0.0)
+        check_int(self.max_iter, "max_iter")
+        check_option(self.solver, "solver", _SOLVERS)
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise ValueError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
+
+    def _fit_ovr(self, X, Y):
+        """Cutting planes for each one-vs-rest column of ``Y``."""
+        budget = check_budget(self.budget, np.ones(X.shape[1]))
+        solver = self.solver
+        if solver == "auto":
+            solver = "qp" if 2 * X.shape[1] >= X.shape[0] else "cutting_plane"
+        self.solver_ = solver
+        if solver == "qp":
+            results = [_solve_gr_qp(X, s, budget, float(self.C), bool(self.fit_intercept))
+                       for s in Y.T]
+        else:
+            results = [_solve_cutting_plane(X, s, budget, float(self.C), bool(self.fit_intercept),
+                                            float(self.tol), int(self.max_iter)) for s in Y.T]
+        warn_if_not_converged(self, [r[4] for r in results], int(self.max_iter))
+        self.objective_ = np.array([r[2] for r in results])
+        self.n_iter_ = np.array([r[3] for r in results])
+        return np.stack([r[0] for r in results]), np.array([r[1] for r in results])

@@ -1,0 +1,123 @@
+"""Exactness of Dekel & Shamir's Eq. (4) solvers against Eq. (3) built by enumerating subsets."""
+
+from itertools import product
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from robustclf._worst_case import knapsack_deletion
+from robustclf.linear._deletion_lp_solvers import (
+    robust_hinge,
+    solve_cutting_plane,
+    solve_full_lp,
+    solve_subgradient,
+)
+
+
+def _instance(seed, m=12, n=5, *, noise=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.random((m, n)) / n  # ||x||_1 <= 1, as Theorem 1 assumes
+    w = rng.standard_normal(n)
+    y = np.where(X @ w - np.median(X @ w) + noise * rng.standard_normal(m) / n > 0, 1.0, -1.0)
+    return X, y
+
+
+def solve_eq3(X, y, values, budget, margin, bound):
+    """Eq. (3): one constraint per example and per kept set J with V([n] minus J) <= N."""
+    m, n = X.shape
+    P = values.sum() - budget
+    kept = np.array([J for J in product((0.0, 1.0), repeat=n)
+                     if values @ (1 - np.array(J)) <= budget + 1e-12])
+    rows, rhs = [], []
+    for J in kept:  # the test oracle loops; the library never does
+        # -(y_i (b + sum_J w_j x_ij)) - xi_i <= -gamma V(J) / P
+        rows.append(np.hstack([-(y[:, None] * X * J), -y[:, None], -np.eye(m)]))
+        rhs.append(np.full(m, -margin * (J @ values) / P))
+    c = np.concatenate([np.zeros(n + 1), np.full(m, 1.0 / (m * margin))])
+    bounds = [(-bound, bound)] * n + [(None, None)] + [(0, None)] * m
+    res = linprog(c, A_ub=np.vstack(rows), b_ub=np.concatenate(rhs), bounds=bounds,
+                  method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("budget", [1.0, 2.0])
+def test_eq4_equals_eq3_for_binary_values_and_integer_budget(seed, budget):
+    X, y = _instance(seed)
+    values = np.array([1.0, 0.0, 1.0, 1.0, 0.0]) if seed % 2 else np.ones(5)
+    eq3 = solve_eq3(X, y, values, budget, 1.0, 2.0)
+    eq4 = solve_full_lp(X, y, values, budget, 1.0, 2.0)
+    assert eq4.lower_bound == pytest.approx(eq3, rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_eq4_upper_bounds_eq3_within_c_over_gamma_for_general_values(seed):
+    X, y = _instance(seed)
+    rng = np.random.default_rng(100 + seed)
+    values = rng.uniform(0.2, 2.0, 5)
+    budget = 0.4 * values.sum()
+    margin, bound = 0.5, 1.0
+    eq3 = solve_eq3(X, y, values, budget, margin, bound)
+    eq4 = solve_full_lp(X, y, values, budget, margin, bound).lower_bound
+    assert eq3 - 1e-9 <= eq4 <= eq3 + bound / margin + 1e-9
+
+
+def test_full_lp_slack_is_the_robust_hinge_of_the_shared_worst_case():
+    X, y = _instance(7, m=30, n=6)
+    values = np.array([1.0, 2.0, 0.5, 1.0, 0.0, 1.5])
+    res = solve_full_lp(X, y, values, 2.5, 1.0, 5.0)
+    xi, tau = robust_hinge(X, y, res.coef, res.intercept, values, 2.5, 1.0)
+    np.testing.assert_allclose(res.slack, xi, atol=1e-7)
+    # independently: theta_i = y_i b + sum_j g_ij - (fractional knapsack value on the gains)
+    P = values.sum() - 2.5
+    g = y[:, None] * X * res.coef - values / P
+    theta = y * res.intercept + g.sum(1) - knapsack_deletion(g, values, 2.5).relaxed_gain
+    np.testing.assert_allclose(xi, np.maximum(0, -theta), atol=1e-12)
+    # the vertex attains theta and is feasible for Eq. (7)
+    np.testing.assert_allclose(y * res.intercept + (tau * g).sum(1), theta, atol=1e-10)
+    assert np.all(tau @ values >= P - 1e-9)
+    assert np.all(np.sum((tau > 1e-12) & (tau < 1 - 1e-12), axis=1) <= 1)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), budget_frac=st.floats(0.0, 0.8),
+       uniform=st.booleans(), ratio=st.sampled_from([1.0, 3.0, 10.0]),
+       intercept=st.booleans())
+def test_cutting_planes_match_full_lp_optimum(seed, budget_frac, uniform, ratio, intercept):
+    X, y = _instance(seed, m=25, n=6)
+    rng = np.random.default_rng(seed)
+    values = np.ones(6) if uniform else rng.uniform(0.0, 2.0, 6)
+    budget = budget_frac * values.sum()
+    full = solve_full_lp(X, y, values, budget, 1.0, ratio, fit_intercept=intercept)
+    cut = solve_cutting_plane(X, y, values, budget, 1.0, ratio, fit_intercept=intercept)
+    assert cut.converged
+    assert cut.objective == pytest.approx(full.lower_bound, rel=1e-6, abs=1e-9)
+    assert full.objective == pytest.approx(full.lower_bound, rel=1e-6, abs=1e-9)
+    assert cut.lower_bound <= cut.objective + 1e-12
+
+
+def test_zero_budget_is_an_linf_box_hinge_svm():
+    X, y = _instance(3, m=40, n=4)
+    res = solve_cutting_plane(X, y, np.ones(4), 0.0, 1.0, 3.0)
+    hinge = np.maximum(0, 1.0 - y * (X @ res.coef + res.intercept)).mean()
+    assert res.objective == pytest.approx(hinge, rel=1e-12)
+
+
+def test_subgradient_approaches_the_exact_optimum():
+    X, y = _instance(11, m=200, n=8)
+    values = np.ones(8)
+    exact = solve_cutting_plane(X, y, values, 2.0, 1.0, 10.0)
+    sgd = solve_subgradient(X, y, values, 2.0, 1.0, 10.0, max_iter=100, random_state=0)
+    assert np.all(np.abs(sgd.coef) <= 10.0)
+    assert exact.objective <= sgd.objective + 1e-9
+    assert sgd.objective <= exact.objective * 1.01 + 1e-4
+
+
+def test_iteration_limit_is_reported():
+    X, y = _instance(1, m=40, n=5)
+    res = solve_cutting_plane(X, y, np.ones(5), 1.0, 1.0, 10.0, max_iter=1)
+    assert not res.converged and res.lower_bound < res.objective

@@ -1,0 +1,163 @@
+"""Tests of FDROPClassifier (Globerson & Roweis 2006) and its exactness."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from robustclf.linear.fdrop import (
+    FDROPClassifier,
+    _solve_cutting_plane,
+    _solve_gr_qp,
+    fdrop_hinge_loss,
+)
+
+pytest.importorskip("clarabel")
+
+
+def _data(seed=0, m=30, n=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, n))
+    s = np.where(X @ rng.normal(size=n) + 0.3 * rng.normal(size=m) > 0, 1.0, -1.0)
+    return X, s
+
+
+def _objective(w, b, X, s, K, C):
+    return 0.5 * w @ w + C * fdrop_hinge_loss(w, b, X, s, K).sum()
+
+
+@pytest.mark.parametrize("K", [0.0, 1.0, 2.0, 1.5])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_cutting_plane_matches_globerson_roweis_qp(K, fit_intercept):
+    X, s = _data(seed=int(2 * K))
+    w1, b1, obj1, rounds, ok = _solve_cutting_plane(X, s, K, 0.7, fit_intercept, 1e-9, 100)
+    w2, b2, obj2, _, _ = _solve_gr_qp(X, s, K, 0.7, fit_intercept)
+    assert ok
+    assert obj1 == pytest.approx(obj2, rel=1e-6)
+    np.testing.assert_allclose(w1, w2, atol=1e-4)  # unique: strongly convex in w
+    if not fit_intercept:
+        assert b1 == 0.0 and b2 == 0.0
+
+
+def test_matches_generic_solver_on_enumerated_problem():
+    """Eq. (3)-style QP with one constraint per deletable subset, solved by SLSQP."""
+    X, s = _data(seed=4, m=12, n=4)
+    K, C = 1, 0.5
+    m, n = X.shape
+    subsets = [np.ones(n)] + [1.0 - np.eye(n)[j] for j in range(n)]  # kept features, |D| <= 1
+    cons = []
+    for i in range(m):
+        for kept in subsets:
+            cons.append({"type": "ineq", "fun": lambda v, i=i, kept=kept:
+                         s[i] * (v[n] + (kept * X[i]) @ v[:n]) - 1.0 + v[n + 1 + i]})
+    cons.append({"type": "ineq", "fun": lambda v: v[n + 1:]})
+    res = minimize(lambda v: 0.5 * v[:n] @ v[:n] + C * v[n + 1:].sum(), np.zeros(n + 1 + m),
+                   jac=lambda v: np.r_[v[:n], 0.0, np.full(m, C)], constraints=cons,
+                   method="SLSQP", options={"ftol": 1e-12, "maxiter": 500})
+    assert res.success
+    est = FDROPClassifier(budget=K, C=C, tol=1e-9).fit(X, s)
+    assert est.objective_[0] == pytest.approx(res.fun, rel=1e-5)
+    w = res.x[:n]
+    assert _objective(w, res.x[n], X, s, K, C) == pytest.approx(res.fun, rel=1e-5)
+
+
+def test_budget_zero_is_the_linear_svm():
+    X, s = _data(seed=7, m=40)
+    est = FDROPClassifier(budget=0, C=0.3, tol=1e-10).fit(X, s)
+    svc = SVC(kernel="linear", C=0.3, tol=1e-10).fit(X, s)
+    np.testing.assert_allclose(est.coef_, svc.coef_, atol=1e-4)
+    np.testing.assert_allclose(est.intercept_, svc.intercept_, atol=1e-4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), K=st.integers(0, 4))
+def test_robust_hinge_by_enumeration(seed, K):
+    rng = np.random.default_rng(seed)
+    X, s = rng.normal(size=(6, 5)), rng.choice([-1.0, 1.0], size=6)
+    w, b = rng.normal(size=5), float(rng.normal())
+    brute = np.zeros(6)
+    for deleted in itertools.product([0, 1], repeat=5):
+        deleted = np.array(deleted, dtype=bool)
+        if deleted.sum() <= K:
+            brute = np.maximum(brute, 1.0 - s * (b + X[:, ~deleted] @ w[~deleted]))
+    np.testing.assert_allclose(fdrop_hinge_loss(w, b, X, s, K), brute, atol=1e-12)
+
+
+def test_objective_attribute_and_optimality_against_perturbations():
+    X, s = _data(seed=11)
+    est = FDROPClassifier(budget=1, C=1.0, tol=1e-9).fit(X, s)
+    w, b = est.coef_[0], est.intercept_[0]
+    best = _objective(w, b, X, s, 1, 1.0)
+    assert est.objective_[0] == pytest.approx(best, rel=1e-10)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        dw, db = 1e-3 * rng.normal(size=w.shape), 1e-3 * rng.normal()
+        assert _objective(w + dw, b + db, X, s, 1, 1.0) >= best - 1e-7
+
+
+def test_multiclass_pipeline_and_inputs_untouched():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 4))
+    y = np.repeat([0, 1, 2], 20)
+    X[y == 1, 0::2] += 3  # redundant evidence: one deleted feature leaves the other
+    X[y == 2, 1::2] += 3
+    X0 = X.copy()
+    est = FDROPClassifier(budget=1).fit(X, y)
+    assert est.coef_.shape == (3, 4) and est.n_iter_.shape == (3,)
+    assert est.score(X, y) > 0.7
+    assert cross_val_score(make_pipeline(StandardScaler(), FDROPClassifier(budget=1)),
+                           X, y, cv=3).mean() > 0.6
+    np.testing.assert_array_equal(X, X0)
+
+
+def test_robustness_shifts_weight_off_a_perfect_feature():
+    """With a label copy, the SVM leans on it; FDROP (K=1) must also use the other features."""
+    X, s = _data(seed=5, m=60)
+    Xc = np.c_[X, 3 * s]
+    plain = FDROPClassifier(budget=0, C=10).fit(Xc, s)
+    robust = FDROPClassifier(budget=1, C=10).fit(Xc, s)
+    share = lambda c: np.abs(c[0, -1]) / np.abs(c[0]).sum()  # noqa: E731
+    assert share(robust.coef_) < share(plain.coef_)
+    assert robust.score(np.c_[X, np.zeros(60)], s) > plain.score(np.c_[X, np.zeros(60)], s)
+
+
+def test_convergence_warning():
+    X, s = _data(seed=3)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        FDROPClassifier(budget=2, max_iter=1).fit(X, s)
+
+
+@pytest.mark.parametrize(("params", "match"), [
+    ({"C": 0.0}, "C must be positive"),
+    ({"budget": 6}, "budget must be at most the total feature value"),
+    ({"budget": -1}, "budget must be non-negative"),
+    ({"max_iter": 0}, "max_iter must be >= 1"),
+    ({"tol": -1.0}, "tol must be >= 0"),
+    ({"fit_intercept": 1}, "fit_intercept must be a bool"),
+    ({"solver": "lp"}, "solver must be one of 'auto', 'cutting_plane', 'qp'"),
+])
+def test_bad_parameters(params, match):
+    X, s = _data()
+    with pytest.raises(ValueError, match=match):
+        FDROPClassifier(**params).fit(X, s)
+
+
+def test_both_solvers_agree_multiclass():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(45, 4))
+    y = np.repeat(["a", "b", "c"], 15)
+    X[y == "b", :2] += 2
+    a = FDROPClassifier(budget=1, C=0.5, solver="cutting_plane", tol=1e-9).fit(X, y)
+    b = FDROPClassifier(budget=1, C=0.5, solver="qp").fit(X, y)
+    assert a.solver_ == "cutting_plane" and b.solver_ == "qp"
+    assert FDROPClassifier().fit(X[::6], y[::6]).solver_ == "qp"  # auto: 2 n >= m
+    np.testing.assert_allclose(a.objective_, b.objective_, rtol=1e-6)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-4)
