@@ -19,6 +19,7 @@ from .deletion_perceptron import DeletionRobustPerceptron
 from .dropout import DropoutLogisticRegression, DropoutSVC
 from .fdrop import FDROPClassifier
 from .mcf import ExplicitCorruptionClassifier, MCFClassifier, explicit_corruption
+from .rolr import RobustLogisticRegression
 
 __all__ = [
     "DeletionRobustLP",
@@ -28,5 +29,6 @@ __all__ = [
     "ExplicitCorruptionClassifier",
     "FDROPClassifier",
     "MCFClassifier",
+    "RobustLogisticRegression",
     "explicit_corruption",
 ]
