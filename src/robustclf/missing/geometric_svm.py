@@ -1,0 +1,245 @@
+"""GeometricMarginSVC: max-margin classification of incomplete data (Chechik et al. 2007, §3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import (
+    check_fraction,
+    check_generator,
+    check_int,
+    check_option,
+    check_real,
+)
+from ._geometric_solver import BinaryIterate, decision_binary, fit_binary, scalings
+from .kernels import masked_kernel, missingness_patterns, restricted_sq_norms
+
+__all__ = ["GeometricMarginSVC"]
+
+
+class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
+    """SVM whose margin is measured in each instance's own subspace (Chechik et al. 2007).
+
+    NaN in ``X`` means *absent* (structurally missing, not unobserved). The instance margin of
+    §3 is ``y_i w^(i).x_i / ||w^(i)||``, with ``w^(i)`` the weights of ``i``'s valid features.
+    Writing ``s_i = ||w^(i)|| / ||w||`` (Eq. 5), the non-separable problem is Eq. (6)::
+
+        min 1/2 ||w||^2 + C sum_i xi_i   s.t.  (1/s_i) y_i (w.x_i + b) >= 1 - xi_i,
+                                               s_i = ||w^(i)|| / ||w||.
+
+    The iterative algorithm of §3 alternates (1) the SVM for fixed ``s`` — the dual Eq. (7), a
+    standard SVM on the missing-aware kernel ``K_ij / (s_i s_j)``, solved by scikit-learn's
+    :class:`~sklearn.svm.SVC` on a precomputed kernel — and (2) new scalings from the resulting
+    ``w``, computed in kernel form once per missingness pattern
+    (:func:`~robustclf.missing.kernels.restricted_sq_norms`). Iterate 0 (``s = 1``) is the
+    ordinary SVM on zero-filled data; without missing values the estimator *is* that SVM. A new
+    instance is classified by Eq. (7), ``sign(sum_j y_j alpha_j K(x_j, x) / (s_j s_new))``, with
+    ``s_new`` computed from its own valid features. Multi-class problems are one-vs-rest.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Penalty of the slacks in Eq. (6).
+    kernel : {"linear", "poly"} or callable, default="linear"
+        Missing-aware kernel (:mod:`robustclf.missing.kernels`). A callable is called as
+        ``kernel(X0, MX, Y0, MY)`` on zero-filled data and validity masks.
+    degree : int >= 1, default=2
+        Degree of the polynomial kernel ``(gamma <x, y>_F + coef0) ** degree``.
+    gamma : float > 0 or "scale", default="scale"
+        Polynomial ``gamma``; ``"scale"`` is ``1 / (n_features * var)`` of the zero-filled data.
+    coef0 : float >= 0, default=1.0
+        Polynomial ``coef0`` (the paper's ``+1``).
+    max_iter : int >= 0, default=5
+        Number of scaling updates (SVM solves minus one). The paper finds 2-5 best; reaching it
+        is the normal outcome, so it does not warn (see ``converged_``).
+    bias : {"scaled", "unscaled"}, default="scaled"
+        ``"scaled"``: Eq. (6) as written, the bias inside the scaled constraint. ``"unscaled"``:
+        the printed dual Eq. (7), the SVM intercept added after the scaling. See
+        :mod:`robustclf.missing._geometric_solver` for how Eq. (6) is solved with SVC.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training data (stratified), run all iterations
+        on the rest and keep the iterate with the lowest validation error (earliest on ties), as
+        the paper chooses its stopping point. The model is the one fitted on the reduced set.
+    validation_fraction : float in (0, 1), default=0.2
+    tol : float >= 0, default=1e-4
+        Stop early at a fixed point: all scalings change by less than ``tol``.
+    random_state : None, int or Generator, default=None
+        Only used for the early-stopping split.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    objective_history_ : ndarray of shape (n_iter_,) or (n_classes, n_iter_)
+        Eq. (6) objective ``1/2 ||w||^2 + C sum xi_i`` of every iterate, with ``s`` recomputed
+        from that iterate's ``w`` (one row per one-vs-rest problem; padded after a fixed point).
+    validation_errors_ : ndarray of shape (n_iter_,) or None
+        Validation error of every iterate when ``early_stopping``.
+    best_iteration_ : int
+        Index of the iterate used for prediction (the last one without early stopping).
+    n_iter_ : int
+        SVM solves performed, i.e. iterates (the largest over one-vs-rest problems); at most
+        ``max_iter + 1``, fewer when a fixed point is reached.
+    converged_ : bool
+        Whether every one-vs-rest problem reached a fixed point.
+    iterates_ : list of list of BinaryIterate
+        Every iterate of every one-vs-rest problem.
+    gamma_ : float
+    X_fit_, mask_fit_ : ndarray of shape (n_fit, n_features)
+        Zero-filled training rows used by the SVM (without the validation rows) and their masks.
+
+    References
+    ----------
+    G. Chechik, G. Heitz, G. Elidan, P. Abbeel and D. Koller. Max-margin classification of
+    incomplete data. NIPS 2007.
+    """
+
+    def __init__(self, *, C: float = 1.0, kernel: str | Callable = "linear", degree: int = 2,
+                 gamma: float | str = "scale", coef0: float = 1.0, max_iter: int = 5,
+                 bias: str = "scaled", early_stopping: bool = False,
+                 validation_fraction: float = 0.2, tol: float = 1e-4, random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.max_iter = max_iter
+        self.bias = bias
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.tol = tol
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _check_params(self) -> None:
+        if check_real(self.C, "C") <= 0:
+            raise ValueError(f"C must be > 0, got {self.C}.")
+        if not callable(self.kernel):
+            check_option(self.kernel, "kernel", ("linear", "poly"))
+        check_int(self.degree, "degree", minimum=1)
+        if not (isinstance(self.gamma, str) and self.gamma == "scale"):
+            if check_real(self.gamma, "gamma") <= 0:
+                raise ValueError(f"gamma must be > 0 or 'scale', got {self.gamma}.")
+        check_real(self.coef0, "coef0", minimum=0.0)
+        check_int(self.max_iter, "max_iter", minimum=0)
+        check_option(self.bias, "bias", ("scaled", "unscaled"))
+        if not isinstance(self.early_stopping, (bool, np.bool_)):
+            raise ValueError(f"early_stopping must be a bool, got {self.early_stopping!r}.")
+        frac = check_fraction(self.validation_fraction, "validation_fraction")
+        if not 0.0 < frac < 1.0:
+            raise ValueError(f"validation_fraction must be in (0, 1), got {frac}.")
+        check_real(self.tol, "tol", minimum=0.0)
+
+    def _kernel_params(self) -> dict:
+        return dict(kernel=self.kernel, degree=self.degree, gamma=self.gamma_, coef0=self.coef0)
+
+    def fit(self, X, y) -> GeometricMarginSVC:
+        """Fit by the iterative algorithm of §3 (one-vs-rest for more than two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; NaN marks absent features.
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(f"y has only one class ({self.classes_[0]!r}); need at least 2.")
+        M = ~np.isnan(X)
+        X0 = np.where(M, X, 0.0)
+        var = X0.var()
+        self.gamma_ = (1.0 / (X.shape[1] * var) if var > 0 else 1.0) \
+            if isinstance(self.gamma, str) else float(self.gamma)
+
+        fit_idx = np.arange(X.shape[0])
+        val_idx = None
+        if self.early_stopping:
+            seed = int(check_generator(self.random_state).integers(2**31 - 1))
+            fit_idx, val_idx = train_test_split(fit_idx, test_size=self.validation_fraction,
+                                                random_state=seed, stratify=y_idx)
+        self.X_fit_, self.mask_fit_ = X0[fit_idx], M[fit_idx]
+        patterns, inverse = missingness_patterns(self.mask_fit_)
+        Xf, Mf = self.X_fit_, self.mask_fit_
+        K = masked_kernel(Xf, Mf, Xf, Mf, **self._kernel_params())
+
+        problems = [1] if self.classes_.size == 2 else list(range(self.classes_.size))
+        self.iterates_, converged = [], []
+        for k in problems:
+            y_pm = np.where(y_idx[fit_idx] == k, 1.0, -1.0)
+            its, conv = fit_binary(K, y_pm, Xf, Mf, patterns, inverse, C=float(self.C),
+                                   max_iter=self.max_iter, bias=self.bias, tol=float(self.tol),
+                                   kernel_params=self._kernel_params())
+            self.iterates_.append(its)
+            converged.append(conv)
+        n_its = max(len(its) for its in self.iterates_)
+        self.n_iter_ = n_its
+        self.converged_ = all(converged)
+        history = np.array([[its[min(t, len(its) - 1)].objective for t in range(n_its)]
+                            for its in self.iterates_])
+        self.objective_history_ = history[0] if len(problems) == 1 else history
+        self.best_iteration_ = n_its - 1
+        self.validation_errors_ = None
+        if val_idx is not None:
+            errors = np.array([np.mean(self._predict_at(X[val_idx], t) != y[val_idx])
+                               for t in range(n_its)])
+            self.validation_errors_ = errors
+            self.best_iteration_ = int(np.argmin(errors))
+        return self
+
+    def _scores(self, X: np.ndarray, t: int) -> np.ndarray:
+        """One column of Eq. (7) scores per one-vs-rest problem, using iterate ``t``."""
+        M = ~np.isnan(X)
+        X0 = np.where(M, X, 0.0)
+        patterns, inverse = missingness_patterns(M)
+        K = masked_kernel(X0, M, self.X_fit_, self.mask_fit_, **self._kernel_params())
+        cols = []
+        for its in self.iterates_:
+            it: BinaryIterate = its[min(t, len(its) - 1)]
+            sup = it.support
+            sq, full = restricted_sq_norms(self.X_fit_[sup], self.mask_fit_[sup], it.coef,
+                                           patterns, **self._kernel_params())
+            cols.append(decision_binary(K[:, it.support], scalings(sq, full)[inverse], it))
+        return np.column_stack(cols)
+
+    def _predict_at(self, X: np.ndarray, t: int) -> np.ndarray:
+        scores = self._scores(X, t)
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def decision_function(self, X) -> np.ndarray:
+        """Eq. (7) scores ``(w.x + b) / s_new`` (or ``w.x / s_new + b`` for ``bias="unscaled"``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes (positive means ``classes_[1]``), else
+        (n_samples, n_classes).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        scores = self._scores(X, self.best_iteration_)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X) -> np.ndarray:
+        """Class labels by Eq. (7) (argmax of the one-vs-rest scores for several classes)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        return self._predict_at(X, self.best_iteration_)
+

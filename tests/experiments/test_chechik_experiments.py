@@ -1,0 +1,57 @@
+"""Fast modes of the Chechik et al. (2007) experiments."""
+
+import numpy as np
+import pytest
+
+from robustclf.datasets import get_data_home
+from robustclf.evaluation import CURVE_COLUMNS
+from robustclf.experiments import get_experiment
+from robustclf.experiments.chechik import cross_validated_errors, method_grids
+
+
+def _data_available(*names):
+    try:
+        home = get_data_home()
+    except Exception:  # noqa: BLE001 - any failure to locate the data means "absent"
+        return False
+    return home is not None and all((home / n).exists() for n in names)
+
+
+def _check(result, methods):
+    assert result.curves
+    for curve in result.curves:
+        assert tuple(curve.frame.columns) == CURVE_COLUMNS
+        assert set(curve.frame.estimator) == set(methods)
+        assert curve.frame.error.between(0, 1).all()
+        assert curve.spread == "sem"
+
+
+def test_structural_fast():
+    result = get_experiment("chechik-structural").run(fast=True, random_state=0, n_jobs=1,
+                                                      data_dir=None)
+    _check(result, method_grids(fast=True))
+
+
+@pytest.mark.parametrize("name, files", [
+    ("chechik-mcar", ("spambase", "breast_cancer_wisconsin_original")),
+    ("chechik-votes", ("house_votes_84",)),
+])
+def test_real_data_fast(name, files):
+    if not _data_available(*files):
+        pytest.skip("public datasets not found (set ROBUSTCLF_DATA)")
+    result = get_experiment(name).run(fast=True, random_state=0, n_jobs=1, data_dir=None)
+    _check(result, method_grids(fast=True))
+
+
+def test_cross_validated_errors_selects_and_is_deterministic():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    grids = {k: v for k, v in method_grids(fast=True).items() if k in ("zero", "geometric")}
+    a = cross_validated_errors([(0.2, X, y)], grids, corruption="c", level_name="l",
+                               n_folds=2, random_state=0)
+    b = cross_validated_errors([(0.2, X, y)], grids, corruption="c", level_name="l",
+                               n_folds=2, random_state=0)
+    assert len(a) == 4
+    np.testing.assert_array_equal(a.error, b.error)
