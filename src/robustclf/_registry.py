@@ -6,6 +6,8 @@ nothing else in the core changes. Factories import lazily so that ``robustclf li
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -34,6 +36,9 @@ class EstimatorEntry:
     expected_failed_checks : dict, default={}
         scikit-learn estimator checks this estimator is known to fail, each with its reason;
         passed to ``parametrize_with_checks`` by the common tests (robust estimators only).
+    requires : tuple of str, default=()
+        Optional packages the estimator needs (e.g. a conic solver); entries whose packages
+        are missing are left out of the demo, the CLI's defaults and the common tests.
     """
 
     name: str
@@ -42,6 +47,12 @@ class EstimatorEntry:
     linear: bool
     description: str
     expected_failed_checks: dict[str, str] = field(default_factory=dict)
+    requires: tuple[str, ...] = ()
+
+    @property
+    def available(self) -> bool:
+        """Whether the optional packages in ``requires`` are installed."""
+        return all(importlib.util.find_spec(module) is not None for module in self.requires)
 
 
 def _linear_svc():
@@ -62,6 +73,16 @@ def _random_forest():
     return RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1)
 
 
+def _lazy(module: str, name: str, **params) -> Callable[[], BaseEstimator]:
+    """A factory that imports ``module`` only when called and builds ``name(**params)``."""
+
+    def factory() -> BaseEstimator:
+        return getattr(importlib.import_module(module), name)(**params)
+
+    factory.__qualname__ = f"{name}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+    return factory
+
+
 _ENTRIES: list[EstimatorEntry] = [
     EstimatorEntry("linear_svc", _linear_svc, robust=False, linear=True,
                    description="scikit-learn LinearSVC, hinge loss (SVMlight-style baseline)"),
@@ -69,12 +90,68 @@ _ENTRIES: list[EstimatorEntry] = [
                    description="scikit-learn LogisticRegression (L2)"),
     EstimatorEntry("random_forest", _random_forest, robust=False, linear=False,
                    description="scikit-learn RandomForestClassifier, 100 trees"),
+    EstimatorEntry(
+        "deletion_lp",
+        _lazy("robustclf.linear", "DeletionRobustLP", budget=1, solver="subgradient",
+              max_iter=10, random_state=0),
+        robust=True, linear=True,
+        description="deletion-robust LP (Dekel & Shamir 2008, Eq. 4), budget 1 feature, "
+                    "C/gamma = 10, AdaGrad subgradient (10 epochs)"),
+    EstimatorEntry(
+        "deletion_perceptron",
+        _lazy("robustclf.linear", "DeletionRobustPerceptron", budget=1.0, n_epochs=3,
+              random_state=0),
+        robust=True, linear=True,
+        description="Perceptron with projections onto the cube against a deleting adversary, "
+                    "averaged (Dekel & Shamir 2008, §3), budget 1",
+        expected_failed_checks={
+            "check_fit2d_1feature": "budget=1 equals the total value of a single feature, so "
+            "P = V([n]) - N = 0 and Eq. (12) is undefined (ValueError naming budget)"}),
+    EstimatorEntry(
+        "fdrop", _lazy("robustclf.linear", "FDROPClassifier", budget=1.0, C=1.0, tol=1e-4),
+        robust=True, linear=True, requires=("clarabel",),
+        description="FDROP: hinge loss against deletion of the K=1 most useful features, "
+                    "exact QP (Globerson & Roweis 2006)"),
+    EstimatorEntry(
+        "dropout_svc", _lazy("robustclf.linear", "DropoutSVC", q=0.5, C=1.0),
+        robust=True, linear=True,
+        description="Dropout-SVM: hinge loss marginalised over dropout noise q=0.5, Newton on "
+                    "the IRLS bound (Chen et al. 2014)"),
+    EstimatorEntry(
+        "dropout_logistic", _lazy("robustclf.linear", "DropoutLogisticRegression", q=0.5, C=1.0),
+        robust=True, linear=True,
+        description="Dropout-Logistic: logistic loss marginalised over dropout noise q=0.5, "
+                    "Newton on the Polya-Gamma bound (Chen et al. 2014)"),
+    EstimatorEntry(
+        "geometric_svc", _lazy("robustclf.missing", "GeometricMarginSVC", C=1.0, max_iter=2),
+        robust=True, linear=False,
+        description="geometric-margin SVM for absent (NaN) features, linear kernel, 2 scaling "
+                    "updates (Chechik et al. 2007)"),
+    EstimatorEntry(
+        "featureboost",
+        _lazy("robustclf.ensemble", "FeatureBoostClassifier", n_estimators=10,
+              importance_samples=200, marginal_samples=200, voting="soft", random_state=0),
+        robust=True, linear=False,
+        description="FeatureBoost over decision trees, 10 experts (O'Sullivan et al. 2000)",
+        expected_failed_checks={
+            "check_estimators_nan_inf": "predict accepts NaN on purpose: rows with absent "
+            "features are predicted by sleeping experts (inf is rejected)"}),
+    EstimatorEntry(
+        "rolr", _lazy("robustclf.linear", "RobustLogisticRegression", outlier_fraction=0.1),
+        robust=True, linear=True,
+        description="RoLR: trimmed-correlation robust logistic regression (Feng et al. 2014), "
+                    "10% of rows trimmed"),
 ]
 
 
-def estimator_entries(*, robust: bool | None = None) -> list[EstimatorEntry]:
-    """All registered estimators, optionally only the robust ones or only the baselines."""
-    return [e for e in _ENTRIES if robust is None or e.robust == robust]
+def estimator_entries(*, robust: bool | None = None,
+                      available: bool = True) -> list[EstimatorEntry]:
+    """Registered estimators, optionally only the robust ones or only the baselines.
+
+    With ``available=True`` (default) entries whose optional packages are missing are skipped.
+    """
+    return [e for e in _ENTRIES
+            if (robust is None or e.robust == robust) and (e.available or not available)]
 
 
 def get_entry(name: str) -> EstimatorEntry:
