@@ -103,7 +103,8 @@ def write_curve(
     parts += [
         f"![{title}]({name}.png)",
         "",
-        f"Test error by {xlabel} ({spread_text}). Raw results: [`{name}.csv`]({name}.csv).",
+        f"{ylabel[:1].upper()}{ylabel[1:]} by {xlabel} ({spread_text}). "
+        f"Raw results: [`{name}.csv`]({name}.csv).",
         "",
         markdown_table(curve_table(frame, spread=spread)),
         "",
@@ -131,7 +132,8 @@ def write_experiment(result, output_dir: str | Path) -> Path:
     sections = []
     for curve in result.curves:
         section = write_curve(curve.frame, output_dir, curve.name, title=curve.title,
-                              xlabel=curve.xlabel, intro=curve.intro, spread=curve.spread)
+                              xlabel=curve.xlabel, ylabel=curve.ylabel, intro=curve.intro,
+                              spread=curve.spread)
         if curve.paper is not None:
             section += "\nThe paper's reported figures:\n\n" + markdown_table(curve.paper) + "\n"
         sections.append(section)

@@ -37,6 +37,9 @@ class CurveResult:
         (estimators as rows, levels as columns), shown beside ours.
     spread : {"std", "sem"}
         What the ± in the table means.
+    ylabel : str
+        What the ``error`` column holds (plot label and table caption), when it is not the test
+        error (e.g. a parameter error or an improvement over a baseline).
     """
 
     name: str
@@ -46,6 +49,7 @@ class CurveResult:
     intro: str = ""
     paper: pd.DataFrame | None = None
     spread: str = "std"
+    ylabel: str = "test error"
 
 
 @dataclass

@@ -160,7 +160,7 @@ def _curves(raw: pd.DataFrame, dataset: str, claims: dict, n_trials: int) -> lis
             intro=(f"Cells are `100 * (error(LEARN) - error(method))` over {n_trials} trial(s), "
                    "± the standard error (95 % CI ≈ ± 1.96 SE). " + claims.get((learner, kind),
                                                                              "")),
-            spread="sem"))
+            spread="sem", ylabel="improvement over LEARN (percentage points)"))
     for kind, part in raw[raw["learner"] == "DT"].groupby("kind", sort=False):
         curves.append(CurveResult(
             f"{dataset.lower()}_dt_{kind}_error", f"{dataset}, DT: test error",

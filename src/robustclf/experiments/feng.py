@@ -146,7 +146,7 @@ def _simulation_result(title: str, *, fast: bool, random_state: int, n_jobs, mat
                     "outlier ratio lambda = n1 / n", reg,
                     intro="Column `error` holds ||beta_hat - beta*|| with beta_hat normalised to "
                           "unit norm; '(raw coef)' rows use LR's unnormalised coefficients.",
-                    paper=_PAPER_2A),
+                    paper=_PAPER_2A, ylabel="parameter error ||beta_hat - beta*||"),
         CurveResult(f"{stem}_fig2b_test_error", "Fig. 2b: test error (sign labels)",
                     "outlier ratio lambda = n1 / n", clf,
                     intro="Test error on 1,000 fresh authentic rows (same model, with noise).",
