@@ -6,6 +6,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 import pytest
+from _corruption_doubles import ZeroColumns
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import make_classification
 from sklearn.dummy import DummyClassifier
@@ -20,17 +21,6 @@ from robustclf.evaluation import CURVE_COLUMNS, robustness_curve, summarize_curv
 # -- test doubles -----------------------------------------------------------------------------
 
 
-class ZeroColumns(Corruption):
-    """Deterministic: set the first ``n`` columns to zero (``n=0`` is the identity)."""
-
-    level_params = ("n",)
-
-    def __init__(self, n=0):
-        self.n = n
-
-    def _corrupt(self, X, y, model, rng):
-        X[:, : self.n] = 0.0
-        return X
 
 
 class GaussianNoise(Corruption):

@@ -6,29 +6,16 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from _corruption_doubles import ZeroColumns
 from sklearn.datasets import make_classification
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 
-from robustclf.corruption import Corruption
 from robustclf.evaluation import RobustnessCurveDisplay, robustness_curve, summarize_curve
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-
-
-class ZeroColumns(Corruption):
-    """Deterministic: set the first ``n`` columns to zero."""
-
-    level_params = ("n",)
-
-    def __init__(self, n=0):
-        self.n = n
-
-    def _corrupt(self, X, y, model, rng):
-        X[:, : self.n] = 0.0
-        return X
 
 
 @pytest.fixture(autouse=True)

@@ -34,6 +34,14 @@ _PAPER = ("J. Feng, H. Xu, S. Mannor and S. Yan. Robust logistic regression and 
 _LEVELS = [round(0.1 * k, 1) for k in range(13)]
 
 
+
+def _fit_quietly(model, X, y) -> None:
+    """Fit without the collapse / convergence warnings the sweep records in its own columns."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+
 def _paper_threshold(n: int, p: int) -> float:
     """Algorithm 1's T = 4 sqrt(log p / n + log n / n), on the raw (unscaled) data: sqrt(n) T."""
     return 4.0 * math.sqrt(math.log(p) + math.log(n))
@@ -73,10 +81,7 @@ def _simulation_task(task: str, level: float, repeat: int, seed: int, n: int, p:
     }
     rows = []
     for name, (model, Xf, yf) in models.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(Xf, yf)
+        _fit_quietly(model, Xf, yf)
         coef = np.ravel(model.coef_)
         collapsed = bool(np.all(coef == 0))
         base = dict(level=level, repeat=repeat, collapsed=collapsed,
@@ -198,10 +203,7 @@ def _spambase_task(level: float, repeat: int, seed: int, X, y, n_train: int | No
     }
     rows = []
     for name, (model, Xf, yf) in models.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(Xf, yf)
+        _fit_quietly(model, Xf, yf)
         rows.append(dict(estimator=name, level=level, repeat=repeat,
                          error=float(np.mean(model.predict(X_te) != y_te)),
                          collapsed=bool(np.all(np.ravel(getattr(model, "coef_", 1)) == 0))))
