@@ -34,13 +34,13 @@ _PAPER = ("J. Feng, H. Xu, S. Mannor and S. Yan. Robust logistic regression and 
 _LEVELS = [round(0.1 * k, 1) for k in range(13)]
 
 
-
 def _fit_quietly(model, X, y) -> None:
     """Fit without the collapse / convergence warnings the sweep records in its own columns."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, y)
+
 
 def _paper_threshold(n: int, p: int) -> float:
     """Algorithm 1's T = 4 sqrt(log p / n + log n / n), on the raw (unscaled) data: sqrt(n) T."""
