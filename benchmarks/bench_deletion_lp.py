@@ -1,18 +1,25 @@
 """Benchmark: exact solvers of Dekel & Shamir's Eq. (4), and the first-order solver.
 
-Run ``python benchmarks/bench_deletion_lp.py [--full]``. Everything is timed in the same run and
-reported as ratios (full LP / cutting planes; subgradient objective / exact optimum), so the
-numbers do not depend on how busy the machine is as much as absolute times would.
+Run ``python benchmarks/bench_deletion_lp.py [--full] [--mnist-budget S] [--only SECTION]``.
+Everything is timed in the same run and reported as ratios (full LP / cutting planes;
+first-order objective / exact optimum), so the numbers depend less on how busy the machine is
+than absolute times would; the load average is printed beside each timing.
 
-* Exact solve vs m, for n = 57 (spambase) and n = 784 (MNIST 4 vs 7): HiGHS on the full LP of
-  Eq. (4) against cutting planes, both to optimality; their optima must agree.
-* ``--full``: cutting planes on the whole spambase training fold (9/10 of 4,601 rows) and on
-  the MNIST 4 vs 7 training set, and the subgradient solver on the spambase fold.
+* Exact solve vs m, for n = 57 (spambase, features scaled to [0, 1]) and n = 784 (MNIST 4 vs 7):
+  HiGHS on the full LP of Eq. (4) against cutting planes, both to optimality; their optima must
+  agree. ``--full`` adds the whole spambase training fold (9/10 of 4,601 rows; the full LP then
+  takes ~10 minutes).
+* ``--full``: the first-order solver (AdaGrad subgradient) on the spambase fold, its relative
+  objective gap to the exact optimum, and the cutting planes warm started by it.
+* FDROP (Globerson & Roweis) on MNIST 4 vs 7 rows: its direct QP against its cutting planes.
+* ``--mnist-budget S``: cutting planes on the whole MNIST 4 vs 7 training set (12,107 x 784)
+  for at most S seconds: the best objective, the certified lower bound and their gap.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -32,57 +39,119 @@ def _timed(fn, *args, **kwargs):
     return res, time.perf_counter() - start
 
 
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
 def _data(name: str, m: int | None, seed: int = 0):
+    """``m`` random rows (``None``: the spambase training fold, or all MNIST training rows)."""
     if name == "spambase":
         X, y = load_spambase(return_X_y=True)
         X = scale_features(X)[0]
         y = np.where(y == 1, 1.0, -1.0)
+        default = int(0.9 * X.shape[0])
     else:
         X, _, y, _ = load_mnist(digits=(4, 7), scale=True, return_X_y=True)
         y = np.where(y == 7, 1.0, -1.0)
+        default = X.shape[0]
     idx = np.random.default_rng(seed).permutation(X.shape[0])
-    idx = idx[: m if m is not None else int(0.9 * X.shape[0])]
-    return X[idx], y[idx]
+    return X[idx[: m if m is not None else default]], y[idx[: m if m is not None else default]]
 
 
 def exact_vs_m(name: str, sizes, budget: float) -> None:
     print(f"\n{name}: full LP (HiGHS) vs cutting planes, budget N={budget}, C/gamma=10")
     print(f"{'m':>6} {'n':>5} {'full LP s':>10} {'cuts s':>8} {'rounds':>6} {'speed-up':>8} "
-          f"{'|obj diff|':>10}")
+          f"{'|obj diff|':>10}  load (1 min) after each")
     for m in sizes:
         X, y = _data(name, m)
         v = np.ones(X.shape[1])
         full, t_full = _timed(solve_full_lp, X, y, v, budget, 1.0, 10.0)
-        cut, t_cut = _timed(solve_cutting_plane, X, y, v, budget, 1.0, 10.0)
-        print(f"{m:>6} {X.shape[1]:>5} {t_full:>10.2f} {t_cut:>8.2f} {cut.n_iter:>6} "
-              f"{t_full / t_cut:>8.1f} {abs(full.lower_bound - cut.objective):>10.2e}")
+        load_full = _load()
+        cut, t_cut = _timed(solve_cutting_plane, X, y, v, budget, 1.0, 10.0, random_state=0)
+        print(f"{X.shape[0]:>6} {X.shape[1]:>5} {t_full:>10.2f} {t_cut:>8.2f} {cut.n_iter:>6} "
+              f"{t_full / t_cut:>8.1f} {abs(full.lower_bound - cut.objective):>10.2e}  "
+              f"{load_full}, {_load()}" + ("" if cut.converged else "  (cuts NOT converged)"),
+              flush=True)
 
 
-def full_size(budget: float) -> None:
-    for name, b in (("spambase", budget), ("mnist47", 10 * budget)):
-        X, y = _data(name, None)
-        v = np.ones(X.shape[1])
-        cut, t_cut = _timed(solve_cutting_plane, X, y, v, b, 1.0, 10.0)
-        print(f"\n{name} training fold {X.shape}: cutting planes {t_cut:.1f} s, {cut.n_iter} "
-              f"rounds, converged={cut.converged}, objective {cut.objective:.6f}, "
-              f"gap {cut.objective - cut.lower_bound:.2e}")
-        if name == "spambase":
-            for epochs in (20, 50, 100):
-                sgd, t_sgd = _timed(solve_subgradient, X, y, v, b, 1.0, 10.0, max_iter=epochs,
-                                    random_state=0)
-                print(f"  subgradient {epochs:>3} epochs: {t_sgd:.1f} s "
-                      f"({t_sgd / t_cut:.2f} x cutting planes), objective / optimum = "
-                      f"{sgd.objective / cut.objective:.5f}")
+def first_order(budget: float) -> None:
+    X, y = _data("spambase", None)
+    v = np.ones(X.shape[1])
+    exact, t_exact = _timed(solve_cutting_plane, X, y, v, budget, 1.0, 10.0, random_state=0)
+    cold, t_cold = _timed(solve_cutting_plane, X, y, v, budget, 1.0, 10.0, warm_start=0)
+    opt = exact.objective
+    print(f"\nspambase fold {X.shape}, N={budget}: optimum {opt:.10f} "
+          f"(gap to lower bound {opt - exact.lower_bound:.1e})")
+    print(f"  cutting planes, warm start 3 subgradient epochs: {t_exact:.2f} s, {exact.n_iter} "
+          f"rounds ({_load()})")
+    print(f"  cutting planes, cold start (tau = 1 cuts):       {t_cold:.2f} s, {cold.n_iter} "
+          f"rounds, relative difference {abs(cold.objective - opt) / opt:.1e} ({_load()})")
+    for epochs in (3, 10, 20, 50):
+        sgd, t_sgd = _timed(solve_subgradient, X, y, v, budget, 1.0, 10.0, max_iter=epochs,
+                            random_state=0)
+        print(f"  subgradient {epochs:>3} epochs: {t_sgd:6.2f} s ({t_sgd / t_exact:.2f} x the "
+              f"warm-started exact solve), relative gap {(sgd.objective - opt) / opt:.2e} "
+              f"({_load()})", flush=True)
+
+
+def mnist_full(budget: float, seconds: float, resolve: str = "simplex") -> None:
+    X, y = _data("mnist47", None)
+    v = np.ones(X.shape[1])
+    cut, t_cut = _timed(solve_cutting_plane, X, y, v, budget, 1.0, 10.0, random_state=0,
+                        time_limit=seconds, resolve=resolve)
+    gap = cut.objective - cut.lower_bound
+    print(f"\nMNIST 4 vs 7 training set {X.shape}, N={budget}, re-solves by {resolve}, time "
+          f"budget {seconds:.0f} s: "
+          f"{t_cut:.1f} s, {cut.n_iter} rounds, converged={cut.converged}, best objective "
+          f"{cut.objective:.6f}, lower bound {cut.lower_bound:.6f}, gap {gap:.2e} "
+          f"(relative {gap / max(cut.objective, 1e-12):.2e}) ({_load()})", flush=True)
+
+
+def fdrop(sizes, budget: float = 10.0) -> None:
+    """FDROP (Globerson & Roweis) on MNIST 4 vs 7: the direct QP (GR) vs cutting planes with and
+    without promotion of examples to their exact (GR) rows."""
+    from robustclf.linear.fdrop import _solve_cutting_plane, _solve_gr_qp
+
+    print(f"\nFDROP on mnist47, K={budget}, C=1: direct QP (GR, Clarabel) vs cutting planes")
+    print(f"{'m':>6} {'QP s':>8} {'cuts s':>8} {'rounds':>6} {'plain cuts s':>12} {'rounds':>6} "
+          f"{'QP / cuts':>9} {'|obj diff| rel':>14}")
+    for m in sizes:
+        X, y = _data("mnist47", m)
+        qp, t_qp = _timed(_solve_gr_qp, X, y, budget, 1.0, True)
+        cut, t_cut = _timed(_solve_cutting_plane, X, y, budget, 1.0, True, 1e-6, 100)
+        if m <= 100:
+            plain, t_plain = _timed(_solve_cutting_plane, X, y, budget, 1.0, True, 1e-6, 100,
+                                    promote_after=10**9)
+            plain_s = f"{t_plain:>12.2f} {plain[3]:>6}"
+        else:
+            plain_s = f"{'(skipped)':>12} {'':>6}"
+        print(f"{m:>6} {t_qp:>8.2f} {t_cut:>8.2f} {cut[3]:>6} {plain_s} {t_qp / t_cut:>9.1f} "
+              f"{abs(cut[2] - qp[2]) / qp[2]:>14.1e}  {_load()}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full", action="store_true", help="also the full-size solves")
+    parser.add_argument("--full", action="store_true",
+                        help="also the whole spambase fold and the first-order comparison")
+    parser.add_argument("--mnist-budget", type=float, default=0.0,
+                        help="seconds for the cutting planes on the MNIST 4 vs 7 training set")
+    parser.add_argument("--only", choices=["spambase", "mnist", "first-order", "mnist-full",
+                                           "fdrop"],
+                        help="run one section only")
+    parser.add_argument("--resolve", choices=["simplex", "ipm"], default="simplex",
+                        help="how the MNIST cut LP is re-solved after the first round")
     args = parser.parse_args()
-    exact_vs_m("spambase", [100, 200, 400], budget=3.0)
-    exact_vs_m("mnist47", [50, 100], budget=20.0)
-    if args.full:
-        full_size(budget=3.0)
+    if args.only in (None, "spambase"):
+        exact_vs_m("spambase", [100, 200, 400, 1000, 2000] + ([None] if args.full else []),
+                   budget=3.0)
+    if args.only in (None, "mnist"):
+        exact_vs_m("mnist47", [50, 100], budget=20.0)
+    if args.only == "first-order" or (args.only is None and args.full):
+        first_order(budget=3.0)
+    if args.only in (None, "fdrop"):
+        fdrop([50, 300])
+    if args.only == "mnist-full" or (args.only is None and args.mnist_budget > 0):
+        mnist_full(budget=30.0, seconds=args.mnist_budget or 600.0, resolve=args.resolve)
 
 
 if __name__ == "__main__":

@@ -121,3 +121,40 @@ def test_iteration_limit_is_reported():
     X, y = _instance(1, m=40, n=5)
     res = solve_cutting_plane(X, y, np.ones(5), 1.0, 1.0, 10.0, max_iter=1)
     assert not res.converged and res.lower_bound < res.objective
+
+
+@pytest.mark.parametrize("backend", ["highs", "linprog"])
+@pytest.mark.parametrize("warm_start", [0, 3])
+def test_cutting_plane_backends_and_warm_starts_reach_the_same_optimum(backend, warm_start):
+    X, y = _instance(5, m=60, n=7)
+    values = np.array([1.0, 0.0, 2.0, 1.0, 0.5, 1.0, 1.5])
+    full = solve_full_lp(X, y, values, 2.0, 1.0, 10.0)
+    cut = solve_cutting_plane(X, y, values, 2.0, 1.0, 10.0, backend=backend,
+                              warm_start=warm_start, random_state=0)
+    assert cut.converged
+    assert cut.objective == pytest.approx(full.lower_bound, rel=1e-6, abs=1e-9)
+    assert cut.lower_bound <= full.lower_bound + 1e-7
+
+
+@pytest.mark.parametrize("backend", ["highs", "linprog"])
+def test_promoted_examples_carry_eq4_exactly_when_n_exceeds_m(backend):
+    """With every example promoted to its own (sparse) Eq. (4) rows the LP is Eq. (4) itself."""
+    rng = np.random.default_rng(4)
+    X = np.where(rng.random((10, 30)) < 0.3, rng.random((10, 30)), 0.0)  # sparse rows, n > m
+    y = np.where(np.arange(10) % 2, 1.0, -1.0)
+    values = rng.uniform(0.0, 2.0, 30)
+    full = solve_full_lp(X, y, values, 6.0, 1.0, 3.0)
+    cut = solve_cutting_plane(X, y, values, 6.0, 1.0, 3.0, promote_after=1, warm_start=0,
+                              backend=backend)
+    assert cut.converged
+    assert cut.objective == pytest.approx(full.lower_bound, rel=1e-6, abs=1e-9)
+    assert cut.lower_bound == pytest.approx(full.lower_bound, rel=1e-6, abs=1e-9)
+
+
+def test_time_limit_stops_with_a_certified_gap():
+    X, y = _instance(2, m=300, n=8)
+    res = solve_cutting_plane(X, y, np.ones(8), 2.0, 1.0, 10.0, warm_start=0, time_limit=0.0)
+    assert not res.converged
+    assert res.lower_bound <= res.objective
+    exact = solve_cutting_plane(X, y, np.ones(8), 2.0, 1.0, 10.0)
+    assert res.lower_bound <= exact.objective + 1e-9 <= res.objective + 2e-9

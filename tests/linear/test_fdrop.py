@@ -158,6 +158,20 @@ def test_both_solvers_agree_multiclass():
     a = FDROPClassifier(budget=1, C=0.5, solver="cutting_plane", tol=1e-9).fit(X, y)
     b = FDROPClassifier(budget=1, C=0.5, solver="qp").fit(X, y)
     assert a.solver_ == "cutting_plane" and b.solver_ == "qp"
-    assert FDROPClassifier().fit(X[::6], y[::6]).solver_ == "qp"  # auto: 2 n >= m
+    assert FDROPClassifier().fit(X[::6], y[::6]).solver_ == "cutting_plane"  # auto, even n > m
     np.testing.assert_allclose(a.objective_, b.objective_, rtol=1e-6)
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-4)
+
+
+@pytest.mark.parametrize("promote_after", [1, 2, 10**6])
+def test_promoted_examples_keep_the_cutting_planes_exact(promote_after):
+    """Examples switched to their own (GR) constraints, over their non-zero features only."""
+    rng = np.random.default_rng(3)
+    X = np.where(rng.random((15, 25)) < 0.4, rng.normal(size=(15, 25)), 0.0)  # sparse, n > m
+    s = np.where(np.arange(15) % 3 == 0, 1.0, -1.0)
+    w1, b1, obj1, _, ok = _solve_cutting_plane(X, s, 3.0, 0.8, True, 1e-9, 100,
+                                               promote_after=promote_after)
+    w2, b2, obj2, _, _ = _solve_gr_qp(X, s, 3.0, 0.8, True)
+    assert ok
+    assert obj1 == pytest.approx(obj2, rel=1e-6)
+    np.testing.assert_allclose(w1, w2, atol=1e-4)

@@ -16,7 +16,10 @@ of :func:`robustclf._worst_case.knapsack_deletion` on the gains ``g_ij = y_i w_j
 * :func:`solve_cutting_plane` keeps only ``(w, b, xi)`` and adds, round by round, the most
   violated vertex of ``T`` for each example (the knapsack's sort-based solution) as the cut
   ``y_i b + sum_j tau_j y_i x_ij w_j + xi_i >= gamma tau.v / P``; it stops when the cut LP's value
-  (a lower bound) meets ``F`` at its solution (an upper bound), so its optimum is Eq. (4)'s.
+  (a lower bound) meets ``F`` at its solution (an upper bound), so its optimum is Eq. (4)'s. The
+  cut LP lives in one HiGHS object across rounds (warm-started dual simplex), its first cuts come
+  from a few subgradient epochs, and examples whose cuts keep changing can be switched to Eq.
+  (4)'s own rows (:func:`_exact_rows`).
 * :func:`solve_subgradient` runs averaged projected stochastic subgradient descent (AdaGrad
   steps) on ``F``.
 
@@ -25,6 +28,7 @@ Every solver takes ``y`` in {-1, +1} and returns a :class:`DeletionLPResult`.
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass
 
@@ -33,10 +37,13 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
 
+from .._compat import persistent_highs
 from .._worst_case import knapsack_deletion
 
 __all__ = ["DeletionLPResult", "robust_hinge", "solve_full_lp", "solve_cutting_plane",
            "solve_subgradient", "SOLVERS"]
+
+_LP_FEASIBILITY_TOL = 1e-7  # HiGHS's default primal and dual feasibility tolerances
 
 # HiGHS status codes (scipy's linprog) and what they mean for us.
 _LINPROG_STATUS = {0: "optimal", 1: "iteration or time limit reached", 2: "infeasible",
@@ -162,88 +169,280 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
 
 
 def _cut_rows(X, y, tau, idx, values, margin, P):
-    """Cut ``y_i b + sum_j tau_j y_i x_ij w_j + xi_i >= gamma tau.v / P`` as ``A z <= r`` rows."""
+    """Cuts ``y_i b + sum_j tau_j y_i x_ij w_j + xi_i >= gamma tau.v / P`` as ``A z >= r`` rows."""
     Xi = X[idx]
     Ti = tau[idx]
     coef_w = (Xi.multiply(Ti) if sp.issparse(Xi) else sp.csr_matrix(Xi * Ti))
-    coef_w = sp.csr_matrix(-coef_w.multiply(y[idx][:, None]))
+    coef_w = sp.csr_matrix(coef_w.multiply(y[idx][:, None]))
     k = idx.size
     m = X.shape[0]
-    rest = sp.csr_matrix((np.concatenate([-y[idx].astype(float), -np.ones(k)]),
+    rest = sp.csr_matrix((np.concatenate([y[idx].astype(float), np.ones(k)]),
                           (np.concatenate([np.arange(k), np.arange(k)]),
                            np.concatenate([np.zeros(k, dtype=int), 1 + idx]))),
                          shape=(k, 1 + m))
-    return sp.hstack([coef_w, rest], format="csr"), -(margin / P) * (Ti @ values)
+    return sp.hstack([coef_w, rest], format="csr"), (margin / P) * (Ti @ values)
+
+
+def _exact_rows(X, y, idx, values, margin, P, n_col):
+    """Eq. (4)'s own constraints for the rows ``idx``, with new columns ``lambda_i, alpha_ij``.
+
+    Only the ``alpha_ij`` of non-zero ``x_ij`` are kept: when ``x_ij = 0`` the smallest feasible
+    ``alpha_ij`` is ``v_j (lambda_i + gamma / P)``, so their sum over the zero features is
+    ``(lambda_i + gamma / P) V0_i`` and they can be eliminated exactly. The rows, as
+    ``A z >= r`` over ``[w, b, xi, (previous new columns), lambda_idx, alpha]``, are::
+
+        y_i b + (P - V0_i) lambda_i - sum_{j: x_ij != 0} alpha_ij + xi_i >= gamma V0_i / P
+        y_i x_ij w_j - v_j lambda_i + alpha_ij >= gamma v_j / P        (x_ij != 0)
+
+    Returns ``(A, r, number of new columns)``; the new columns start at ``n_col``.
+    """
+    m, n = X.shape
+    Xi = sp.csr_matrix(X[idx])
+    Xi.eliminate_zeros()
+    k, nnz = idx.size, Xi.nnz
+    counts = np.diff(Xi.indptr)
+    owner = np.repeat(np.arange(k), counts)  # which promoted row each non-zero belongs to
+    col_lam = n_col + np.arange(k)
+    col_alpha = n_col + k + np.arange(nnz)
+    v0 = values.sum() - np.bincount(owner, weights=values[Xi.indices], minlength=k)
+    # first block: one row per promoted example
+    r1 = np.concatenate([np.arange(k), np.arange(k), owner, np.arange(k)])
+    c1 = np.concatenate([np.full(k, n), col_lam, col_alpha, n + 1 + idx])
+    d1 = np.concatenate([y[idx].astype(float), P - v0, -np.ones(nnz), np.ones(k)])
+    # second block: one row per non-zero (i, j)
+    e = np.arange(nnz)
+    r2 = k + np.concatenate([e, e, e])
+    c2 = np.concatenate([Xi.indices, col_lam[owner], col_alpha])
+    d2 = np.concatenate([y[idx][owner] * Xi.data, -values[Xi.indices], np.ones(nnz)])
+    A = sp.csr_matrix((np.concatenate([d1, d2]), (np.concatenate([r1, r2]),
+                                                  np.concatenate([c1, c2]))),
+                      shape=(k + nnz, n_col + k + nnz))
+    A.eliminate_zeros()
+    r = np.concatenate([(margin / P) * v0, (margin / P) * values[Xi.indices]])
+    return A, r, k + nnz
+
+
+class _HighsMaster:
+    """The cut LP ``min c.z  s.t.  lo <= z <= hi,  A z >= r`` kept alive in one HiGHS object.
+
+    The first solve runs HiGHS's interior-point method with crossover (much faster than simplex
+    from scratch on the m initial cuts); later solves start from the previous optimal basis, which
+    stays dual feasible when rows are added, so the dual simplex needs few pivots.
+    """
+
+    def __init__(self, cost, lower, upper, highs_class, later="simplex"):
+        self._later = later
+        self._h = h = highs_class()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")
+        h.setOptionValue("solver", "ipm")
+        inf = h.getInfinity()
+        self._inf = inf
+        empty = np.zeros(0, dtype=np.int32)
+        h.addCols(cost.size, cost, np.maximum(lower, -inf), np.minimum(upper, inf), 0, empty,
+                  empty, np.zeros(0))
+        self._first = True
+
+    def add_rows(self, A, r):
+        A = sp.csr_matrix(A)
+        A.sort_indices()
+        self._h.addRows(A.shape[0], r, np.full(A.shape[0], self._inf), A.nnz,
+                        A.indptr[:-1].astype(np.int32), A.indices.astype(np.int32), A.data)
+
+    def add_cols(self, k):
+        """Append ``k`` columns with zero cost and bounds ``[0, inf)``."""
+        empty = np.zeros(0, dtype=np.int32)
+        self._h.addCols(k, np.zeros(k), np.zeros(k), np.full(k, self._inf), 0, empty, empty,
+                        np.zeros(0))
+
+    def delete_rows(self, drop):
+        idx = np.flatnonzero(drop).astype(np.int32)
+        if idx.size:
+            self._h.deleteRows(idx.size, idx)
+
+    def solve(self, time_limit=None):
+        """Return ``(z, value, row activities, optimal)``; stop early at ``time_limit`` seconds."""
+        h = self._h
+        # HiGHS compares its limit with the run time summed over every run() of the object
+        limit = np.inf if time_limit is None else h.getRunTime() + time_limit
+        h.setOptionValue("time_limit", float(limit))
+        h.run()
+        if self._first:
+            self._first = False
+            h.setOptionValue("solver", self._later)
+        status = h.getModelStatus()
+        name = h.modelStatusToString(status)
+        optimal = status == type(status).kOptimal
+        if not optimal and "limit" not in name.lower():
+            raise RuntimeError(f"HiGHS failed on the cutting-plane LP: {name}.")
+        sol = h.getSolution()
+        return (np.asarray(sol.col_value), float(h.getInfo().objective_function_value),
+                np.asarray(sol.row_value), optimal)
+
+
+class _LinprogMaster:
+    """The same cut LP rebuilt and solved by ``linprog`` at every round (scipy < 1.15)."""
+
+    def __init__(self, cost, lower, upper):
+        self._c = cost
+        self._bounds = np.column_stack([lower, upper])
+        self._A = sp.csr_matrix((0, cost.size))
+        self._r = np.zeros(0)
+
+    def add_rows(self, A, r):
+        A = sp.csr_matrix(A)
+        A = sp.csr_matrix((A.data, A.indices, A.indptr), shape=(A.shape[0], self._c.size))
+        self._A = sp.vstack([self._A, A], format="csr")
+        self._r = np.concatenate([self._r, r])
+
+    def add_cols(self, k):
+        self._c = np.concatenate([self._c, np.zeros(k)])
+        self._bounds = np.vstack([self._bounds, np.column_stack([np.zeros(k),
+                                                                 np.full(k, np.inf)])])
+        self._A = sp.csr_matrix((self._A.data, self._A.indices, self._A.indptr),
+                                shape=(self._A.shape[0], self._c.size))
+
+    def delete_rows(self, drop):
+        self._A, self._r = self._A[~drop], self._r[~drop]
+
+    def solve(self, time_limit=None):
+        options = {} if time_limit is None else {"time_limit": float(time_limit)}
+        res = linprog(self._c, A_ub=-self._A, b_ub=-self._r, bounds=self._bounds, method="highs",
+                      options=options)
+        if res.status == 1 and res.x is not None:
+            return res.x, float(res.fun), self._A @ res.x, False
+        z = _check_linprog(res, "cutting-plane LP")
+        return z, float(res.fun), self._A @ z, True
 
 
 def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
-                        tol=1e-8, max_iter=100, method="highs",
-                        purge_after=3, stability=0.5, **_):
+                        tol=1e-8, max_iter=100, warm_start=3, purge_after=3, stability=0.5,
+                        promote_after=None, time_limit=None, random_state=None, backend="auto",
+                        resolve="simplex", **_):
     """Solve Eq. (4) exactly by cutting planes over ``(w, b, xi)``; see the module docstring.
 
-    ``tol`` is the stopping gap between ``F`` at the cut LP's solution and the cut LP's value,
-    relative to ``max(F, 1e-3)``. The first round's cuts are the vertices for ``w = 0`` (no
-    deletion, ``tau = 1``). A cut slack at the LP optimum for ``purge_after`` consecutive rounds
-    is dropped (its dual is zero, so the bound is unchanged; waiting a few rounds avoids
-    re-adding it at once); this keeps the LP near the size of its basis. Cuts are separated at
-    ``stability * (LP solution) + (1 - stability) * (best point)`` when they cut off the LP
-    solution (in-out separation), else at the LP solution itself. Plain Kelley cuts converge
-    slowly when n >> m (e.g. 50 MNIST rows, 784 pixels): use the full LP there.
+    ``tol`` is the stopping gap between ``F`` at the best point found and the cut LP's value (a
+    certified lower bound), relative to ``max(F, 1e-3)``.
+
+    * **Persistent LP** (``backend="highs"``, the default when scipy bundles HiGHS's solver
+      object): one HiGHS model lives across rounds; new cuts are appended as rows and the LP is
+      re-solved by dual simplex from the previous basis (first solve: interior point with
+      crossover; ``resolve="ipm"`` uses the interior point at every round, without warm
+      start). ``backend="linprog"`` rebuilds the LP with ``linprog`` every round instead (same
+      iterates, several times slower on large m).
+    * **Warm start**: ``warm_start`` epochs of :func:`solve_subgradient` give a point near the
+      optimum; the first cuts are the worst-case vertices of every example at that point (with
+      ``warm_start=0``: the vertices at ``w = 0``, i.e. nothing deleted). Any vertices give valid
+      cuts, so this changes the number of rounds, never the optimum.
+    * **Purging**: a cut slack at the LP optimum for ``purge_after`` consecutive rounds is
+      dropped (its dual is zero, so the bound is unchanged); only while the bound strictly rises,
+      which rules out cycling (e.g. when the optimum is 0).
+    * **In-out separation**: cuts are separated at ``stability * (LP solution) + (1 -
+      stability) * (best point)`` when they cut off the LP solution, else at the LP solution
+      itself; this damps the zig-zag of plain Kelley cuts when n >> m.
+    * **Promotion** (``promote_after`` cuts; default 3 when n > m, else never): an example still
+      violated after that many of its cuts gets Eq. (4)'s own constraints instead (its
+      ``lambda_i`` and the ``alpha_ij`` of its non-zero features, :func:`_exact_rows`), which
+      make its ``xi_i`` exact, so it is never separated again. Kelley cuts alone can stall when
+      n >> m (the knapsack vertices keep changing); with promotion every example is eventually
+      exact and the LP is Eq. (4) with O(nnz) variables, so the method terminates. On spambase
+      (n << m) promotion only slowed the solve, hence the default.
+
+    ``time_limit`` (seconds, passed to HiGHS) stops early with ``converged=False``; the result
+    then carries the best point and the last certified lower bound (the value of the last cut LP
+    solved to optimality).
     """
+    start = time.perf_counter()
     m, n = X.shape
     P = float(np.sum(values)) - budget
     c = np.concatenate([np.zeros(n + 1), np.full(m, 1.0 / (m * margin))])
-    bounds = [(-weight_bound, weight_bound)] * n
-    bounds += [(None, None) if fit_intercept else (0.0, 0.0)] + [(0.0, None)] * m
-    tau = np.ones((m, n))
-    A, r = _cut_rows(X, y, tau, np.arange(m), values, margin, P)
-    age = np.zeros(m, dtype=int)
+    lo = np.concatenate([np.full(n, -weight_bound), [-np.inf if fit_intercept else 0.0],
+                         np.zeros(m)])
+    hi = np.concatenate([np.full(n, weight_bound), [np.inf if fit_intercept else 0.0],
+                         np.full(m, np.inf)])
+    highs_class = persistent_highs() if backend in ("auto", "highs") else None
+    if backend == "highs" and highs_class is None:  # pragma: no cover - scipy < 1.15
+        raise ImportError("backend='highs' needs scipy >= 1.15 (HiGHS's solver object).")
+    lp = (_HighsMaster(c, lo, hi, highs_class, resolve) if highs_class
+          else _LinprogMaster(c, lo, hi))
     # the point with the lowest exact objective so far (upper bound; the stability centre)
-    best = (np.zeros(n), 0.0, _objective(X, y, np.zeros(n), 0.0, values, budget, margin)[0])
+    w0, b0 = np.zeros(n), 0.0
+    if warm_start:
+        first = solve_subgradient(X, y, values, budget, margin, weight_bound,
+                                  fit_intercept=fit_intercept, max_iter=int(warm_start),
+                                  random_state=random_state)
+        w0, b0 = first.coef, first.intercept
+    obj0, _, tau = _objective(X, y, w0, b0, values, budget, margin)
+    best = (w0.copy(), float(b0), obj0)
+    A0, rhs = _cut_rows(X, y, tau, np.arange(m), values, margin, P)
+    lp.add_rows(A0, rhs)
+    age = np.zeros(m, dtype=int)
+    is_cut = np.ones(m, dtype=bool)  # rows that are cuts (may be purged), not exact rows
+    n_cuts = np.ones(m, dtype=int)
+    promoted = np.zeros(m, dtype=bool)
+    n_col = c.size
+    if promote_after is None:
+        promote_after = 3 if n > m else m + max_iter + 1  # (never)
     lower, prev_lower = 0.0, -np.inf
+    # A cut violated by less than HiGHS's feasibility tolerance (1e-7) may not move the LP at
+    # all: such cuts are not added, and when none is left the LP solution is optimal to within
+    # that tolerance (the gap is still reported).
+    cut_tol = max(tol, _LP_FEASIBILITY_TOL) * margin
     converged = False
     rounds = 0
     while rounds < max_iter:
         rounds += 1
-        res = linprog(c, A_ub=A, b_ub=r, bounds=bounds, method=method)
-        z = _check_linprog(res, "cutting-plane LP")
-        w, b, xi_lp = z[:n], float(z[n]), z[n + 1:]
-        lower = max(lower, float(res.fun))
+        left = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0)
+        z, value, activity, optimal = lp.solve(left)
+        w, b, xi_lp = z[:n], float(z[n]), z[n + 1:n + 1 + m]
         obj, xi, tau = _objective(X, y, w, b, values, budget, margin)
         if obj < best[2]:
             best = (w.copy(), b, obj)
+        if not optimal:  # time limit inside the LP: its value is no certified bound
+            break
+        lower = max(lower, value)
         if best[2] - lower <= tol * max(best[2], 1e-3):
             converged = True
             break
-        # In-out separation: look for cuts at a point between the LP solution and the best
-        # point, which damps the zig-zag of plain Kelley cuts when n >> m; fall back to the
-        # LP solution's own most violated vertices when those cuts do not cut it off.
         ws = stability * w + (1 - stability) * best[0]
         bs = stability * b + (1 - stability) * best[1]
         obj_s, _, tau_s = _objective(X, y, ws, bs, values, budget, margin)
         if obj_s < best[2]:
             best = (ws, bs, obj_s)
         g = _gains(X, y, w, values, margin, P)
-        violated = np.flatnonzero(y * b + (tau_s * g).sum(axis=1) + xi_lp < -tol * margin)
+        violated = np.flatnonzero((y * b + (tau_s * g).sum(axis=1) + xi_lp < -cut_tol)
+                                  & ~promoted)
         if violated.size:
             tau = tau_s
         else:
-            violated = np.flatnonzero(xi - xi_lp > tol * margin)
+            violated = np.flatnonzero((xi - xi_lp > cut_tol) & ~promoted)
         if violated.size == 0:
             converged = True
             break
-        # Cuts that are slack at the LP optimum have zero duals: dropping them keeps the same
-        # optimum and bound, so the LP stays about as small as its basis. Purging only while the
-        # bound strictly rises rules out cycling (e.g. when the optimum is 0 and the LP's
-        # solution set is large).
-        age = np.where(res.slack <= 1e-9 * margin * (1.0 + np.abs(r)), 0, age + 1)
-        rising = float(res.fun) > prev_lower + 1e-12 * max(1.0, abs(prev_lower))
-        keep = (age < purge_after) | (not rising)
-        prev_lower = float(res.fun)
-        A_new, r_new = _cut_rows(X, y, tau, violated, values, margin, P)
-        A = sp.vstack([A[keep], A_new], format="csr")
-        r = np.concatenate([r[keep], r_new])
-        age = np.concatenate([age[keep], np.zeros(violated.size, dtype=int)])
+        # Cuts slack at the LP optimum have zero duals: dropping them keeps the same optimum and
+        # bound. Purging only while the bound strictly rises rules out cycling.
+        slack = activity - rhs
+        age = np.where(slack <= 1e-9 * margin * (1.0 + np.abs(rhs)), 0, age + 1)
+        rising = value > prev_lower + 1e-12 * max(1.0, abs(prev_lower))
+        prev_lower = value
+        drop = (age >= purge_after) & rising & is_cut
+        lp.delete_rows(drop)
+        rhs, age, is_cut = rhs[~drop], age[~drop], is_cut[~drop]
+        promote = violated[n_cuts[violated] >= promote_after]
+        violated = violated[n_cuts[violated] < promote_after]
+        n_cuts[violated] += 1
+        new_rows = [(*_cut_rows(X, y, tau, violated, values, margin, P), True)]
+        if promote.size:
+            promoted[promote] = True
+            A_ex, r_ex, k_new = _exact_rows(X, y, promote, values, margin, P, n_col)
+            lp.add_cols(k_new)
+            n_col += k_new
+            new_rows.append((A_ex, r_ex, False))
+        for A_new, r_new, cut in new_rows:
+            lp.add_rows(A_new, r_new)
+            rhs = np.concatenate([rhs, r_new])
+            age = np.concatenate([age, np.zeros(r_new.size, dtype=int)])
+            is_cut = np.concatenate([is_cut, np.full(r_new.size, cut)])
     w, b, obj = best
     return DeletionLPResult(w, b, obj, lower, rounds, converged)
 

@@ -62,8 +62,11 @@ default="uniform"
         Fit the free bias b (not bounded, never deleted). If False, b = 0.
     solver : {"cutting_plane", "lp", "subgradient"}, default="cutting_plane"
         ``"cutting_plane"`` solves Eq. (4) exactly with a small LP over (w, b, xi) and the
-        most violated knapsack vertex per example as cuts (much faster than ``"lp"``, which
-        hands Eq. (4) with its O(mn) variables to HiGHS, and is faster when n >> m).
+        most violated knapsack vertex per example as cuts, kept in one HiGHS model across rounds
+        and warm started by 3 subgradient epochs (spambase training fold, 4,140 x 57: 2 s
+        against 355 s for ``"lp"`` in the same run). ``"lp"`` hands Eq. (4) with its O(mn)
+        variables to HiGHS; it is about as fast as the cutting planes when n >> m (e.g. 50-100
+        MNIST rows), where the cutting planes switch stubborn examples to Eq. (4)'s own rows.
         ``"subgradient"`` is averaged projected stochastic subgradient descent with AdaGrad steps
         on the same objective (approximate; about 0.1 % above the optimum on spambase).
     chunk_size : int or None, default=None
@@ -77,7 +80,8 @@ default="uniform"
     n_jobs : int or None, default=None
         Parallel jobs (joblib) over classes (one-vs-rest) and chunks.
     random_state : None, int or Generator, default=None
-        Shuffles the chunks and the subgradient's mini-batches.
+        Shuffles the chunks and the subgradient's mini-batches (also those of the cutting
+        planes' warm start; the exact optimum does not depend on it).
 
     Attributes
     ----------
