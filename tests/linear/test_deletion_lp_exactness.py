@@ -117,6 +117,48 @@ def test_subgradient_approaches_the_exact_optimum():
     assert sgd.objective <= exact.objective * 1.01 + 1e-4
 
 
+@pytest.mark.parametrize(("seed", "m", "n"), [(11, 200, 8), (5, 300, 10), (7, 400, 12)])
+def test_restarts_bring_the_subgradient_close_to_the_optimum(seed, m, n):
+    """Restarting from stage averages with halved steps (the default) beats one averaged run
+    of the same length by a wide margin (measured 10-500x on these instances)."""
+    X, y = _instance(seed, m=m, n=n)
+    values = np.ones(n)
+    exact = solve_cutting_plane(X, y, values, 2.0, 1.0, 10.0).objective
+    gap = {}
+    for name, extra in [("restarted", {}), ("plain", {"stage_epochs": 60, "step_decay": 1.0})]:
+        res = solve_subgradient(X, y, values, 2.0, 1.0, 10.0, max_iter=60, random_state=0,
+                                **extra)
+        assert res.objective >= exact - 1e-12
+        gap[name] = (res.objective - exact) / exact
+    assert gap["restarted"] < 1e-3
+    assert gap["restarted"] < gap["plain"] / 3
+
+
+def test_subgradient_is_deterministic_per_random_state():
+    X, y = _instance(3, m=150, n=6)
+    values = np.ones(6)
+    run = [solve_subgradient(X, y, values, 1.0, 1.0, 10.0, max_iter=25, random_state=seed)
+           for seed in (4, 4, 5)]
+    np.testing.assert_array_equal(run[0].coef, run[1].coef)
+    assert run[0].intercept == run[1].intercept
+    assert not np.array_equal(run[0].coef, run[2].coef)
+    assert run[0].n_iter == 25
+
+
+def test_one_stage_is_a_single_averaged_run():
+    """With max_iter <= stage_epochs the restart schedule plays no part (the cutting planes'
+    warm start relies on this), so step_decay must not change the result."""
+    X, y = _instance(2, m=100, n=5)
+    values = np.ones(5)
+    a = solve_subgradient(X, y, values, 1.0, 1.0, 10.0, max_iter=4, random_state=0)
+    b = solve_subgradient(X, y, values, 1.0, 1.0, 10.0, max_iter=4, random_state=0,
+                          step_decay=0.1)
+    c = solve_subgradient(X, y, values, 1.0, 1.0, 10.0, max_iter=4, random_state=0,
+                          stage_epochs=2)
+    np.testing.assert_array_equal(a.coef, b.coef)
+    assert not np.array_equal(a.coef, c.coef)
+
+
 def test_iteration_limit_is_reported():
     X, y = _instance(1, m=40, n=5)
     res = solve_cutting_plane(X, y, np.ones(5), 1.0, 1.0, 10.0, max_iter=1)

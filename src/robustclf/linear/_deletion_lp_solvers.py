@@ -20,8 +20,8 @@ of :func:`robustclf._worst_case.knapsack_deletion` on the gains ``g_ij = y_i w_j
   cut LP lives in one HiGHS object across rounds (warm-started dual simplex), its first cuts come
   from a few subgradient epochs, and examples whose cuts keep changing can be switched to Eq.
   (4)'s own rows (:func:`_exact_rows`).
-* :func:`solve_subgradient` runs averaged projected stochastic subgradient descent (AdaGrad
-  steps) on ``F``.
+* :func:`solve_subgradient` runs restarted, averaged projected stochastic subgradient descent
+  (AdaGrad steps) on ``F``.
 
 Every solver takes ``y`` in {-1, +1} and returns a :class:`DeletionLPResult`.
 """
@@ -448,48 +448,70 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
 
 
 def solve_subgradient(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
-                      max_iter=50, batch_size=32, step=0.3, random_state=None, **_):
-    """Projected stochastic subgradient descent with AdaGrad steps and suffix averaging on ``F``.
+                      max_iter=50, batch_size=32, step=0.3, stage_epochs=10, step_decay=0.5,
+                      random_state=None, **_):
+    """Restarted projected stochastic subgradient descent with AdaGrad steps on ``F``.
 
     A subgradient of ``xi_i`` in ``w`` is ``-y_i tau_ij x_ij`` at the worst-case vertex ``tau_i``
-    (Danskin), and ``-y_i`` in ``b``, when ``xi_i > 0``. Each coordinate moves by
-    ``step * C * g_j / sqrt(sum of its squared past g_j)`` (AdaGrad: spambase's columns differ
-    wildly in scale and sparsity, and a single step size left a ~15 % gap to the optimum where
-    AdaGrad gets within ~0.2 %), then ``w`` is clipped to the box. The returned point is the
-    average of the iterates over the second half of the run. ``max_iter`` counts epochs.
+    of Eq. (7) (Danskin), and ``-y_i`` in ``b``, when ``xi_i > 0``; a mini-batch of
+    ``batch_size`` rows costs one sort-based knapsack (O(batch nnz log n)). Each coordinate moves
+    by ``step * C * g_j / sqrt(sum of its squared past g_j)`` (AdaGrad: spambase's columns differ
+    wildly in scale and sparsity, and a single step size left a ~15 % gap to the optimum), then
+    ``w`` is clipped to the box.
+
+    The run is cut into stages of ``stage_epochs`` epochs. Each stage returns the average of its
+    iterates over its second half (suffix averaging); the next stage restarts from that average
+    with ``step`` multiplied by ``step_decay`` (the AdaGrad sums are kept). ``F`` is polyhedral,
+    hence sharp (it grows at least linearly away from its minimisers), and for sharp objectives
+    such restarts with geometrically decreasing steps converge much faster than one averaged
+    run, whose error stalls at the noise level of its step (Yang & Lin, "RSG: Beating
+    subgradient method without smoothness and strong convexity", JMLR 2018). On the
+    spambase fold (4,140 x 57), relative gap to the optimum: ~5e-4 after 50 epochs without
+    restarts; with them ~2e-4 after 30, ~1e-4 after 40, 5e-5 to 9e-5 after 50 (the default;
+    four seeds), 4e-5 after 60 (``benchmarks/bench_deletion_lp.py --only first-order``). With
+    ``max_iter <= stage_epochs`` (e.g. the cutting planes' warm start) there is a single stage.
+
+    ``max_iter`` counts epochs; there is no stopping test (no certified bound), so the result
+    always has ``converged=True`` and ``lower_bound=nan``.
     """
     rng = np.random.default_rng(random_state)
     m, n = X.shape
     P = float(np.sum(values)) - budget
     w, b = np.zeros(n), 0.0
     G, Gb = np.full(n, 1e-12), 1e-12
-    w_avg, b_avg, n_avg = np.zeros(n), 0.0, 0
-    for epoch in range(max_iter):
-        order = rng.permutation(m)
-        for s in range(0, m, batch_size):
-            idx = order[s:s + batch_size]
-            Xb, yb = X[idx], y[idx]
-            g = _gains(Xb, yb, w, values, margin, P)
-            ks = knapsack_deletion(g, values, budget)
-            active = yb * b + g.sum(axis=1) - ks.relaxed_gain < 0
-            if active.any():
-                coeff = (1.0 - ks.fractions[active]) * yb[active][:, None]
-                xa = Xb[active]
-                xa = xa.multiply(coeff).toarray() if sp.issparse(xa) else xa * coeff
-                gw = -np.asarray(xa.sum(axis=0)).ravel() / idx.size
-                G += gw * gw
-                w = np.clip(w - step * weight_bound * gw / np.sqrt(G), -weight_bound,
-                            weight_bound)
-                if fit_intercept:
-                    gb = -yb[active].sum() / idx.size
-                    Gb += gb * gb
-                    b -= step * weight_bound * gb / np.sqrt(Gb)
-            if epoch >= max_iter // 2:
-                n_avg += 1
-                w_avg += (w - w_avg) / n_avg
-                b_avg += (b - b_avg) / n_avg
-    obj = _objective(X, y, w_avg, b_avg, values, budget, margin)[0]
-    return DeletionLPResult(w_avg, float(b_avg), obj, float("nan"), max_iter, True)
+    epoch = 0
+    while epoch < max_iter:
+        n_epochs = min(max(int(stage_epochs), 1), max_iter - epoch)
+        w_avg, b_avg, n_avg = np.zeros(n), 0.0, 0
+        for e in range(n_epochs):
+            order = rng.permutation(m)
+            for s in range(0, m, batch_size):
+                idx = order[s:s + batch_size]
+                Xb, yb = X[idx], y[idx]
+                g = _gains(Xb, yb, w, values, margin, P)
+                ks = knapsack_deletion(g, values, budget)
+                active = yb * b + g.sum(axis=1) - ks.relaxed_gain < 0
+                if active.any():
+                    coeff = (1.0 - ks.fractions[active]) * yb[active][:, None]
+                    xa = Xb[active]
+                    xa = xa.multiply(coeff).toarray() if sp.issparse(xa) else xa * coeff
+                    gw = -np.asarray(xa.sum(axis=0)).ravel() / idx.size
+                    G += gw * gw
+                    w = np.clip(w - step * weight_bound * gw / np.sqrt(G), -weight_bound,
+                                weight_bound)
+                    if fit_intercept:
+                        gb = -yb[active].sum() / idx.size
+                        Gb += gb * gb
+                        b -= step * weight_bound * gb / np.sqrt(Gb)
+                if e >= n_epochs // 2:
+                    n_avg += 1
+                    w_avg += (w - w_avg) / n_avg
+                    b_avg += (b - b_avg) / n_avg
+        epoch += n_epochs
+        w, b = w_avg, b_avg  # restart from the stage's average
+        step *= step_decay
+    obj = _objective(X, y, w, b, values, budget, margin)[0]
+    return DeletionLPResult(w, float(b), obj, float("nan"), max_iter, True)
 
 
 SOLVERS = {"cutting_plane": solve_cutting_plane, "lp": solve_full_lp,
