@@ -34,7 +34,6 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
 from sklearn.base import BaseEstimator, clone
 
 from ._validation import check_fraction, check_generator, check_matrix, check_nonnegative
@@ -54,8 +53,9 @@ class NoiseModel(BaseEstimator):
     """Base class of unbiased, entrywise-independent corrupting distributions p(x̃ | x).
 
     Subclasses implement ``_check_params``, ``_variance_terms``, ``_sample`` and, for the MCF
-    logistic baseline, ``_log_mgf`` and ``_log_mgf_grad``. Public methods validate ``X`` (never
-    modifying it) and the parameters, then call these.
+    logistic baseline, ``_log_mgf`` and ``_log_mgf_grad`` (and optionally a faster
+    ``_signed_cumulant``, which the MCF fit evaluates at every iteration). Public methods
+    validate ``X`` (never modifying it) and the parameters, then call these.
 
     Class attributes
     ----------------
@@ -222,6 +222,106 @@ class NoiseModel(BaseEstimator):
     def _log_mgf_grad(self, X, T, A):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _signed_cumulant(self, X, negate) -> _SignedCumulant:
+        """The cumulants ``K_n(s_nk t_k)`` with fixed signs ``s_nk = -1 where negate``, prepared
+        once for repeated evaluation (the MCF logistic fit evaluates them at every iteration).
+
+        Parameters
+        ----------
+        X : ndarray or sparse matrix of shape (n_samples, n_features), already validated
+        negate : ndarray of bool of shape (n_samples, n_columns)
+        """
+        return _SignedCumulant(self, X, negate)
+
+
+class _SignedCumulant:
+    """``value(T)[n, k] = K_n(s_nk t_k)`` and ``grad(T, A) = d sum(A * value(T)) / dT``.
+
+    The generic version evaluates both signs with ``_log_mgf`` (matrix products for the additive
+    and Poisson models); :class:`DropoutNoise` overrides it with a cheaper encoding.
+    """
+
+    def __init__(self, noise, X, negate):
+        self.noise, self.X, self.negate = noise, X, np.asarray(negate, dtype=bool)
+
+    def value(self, T):
+        K = T.shape[1]
+        cum = self.noise._log_mgf(self.X, np.hstack([T, -T]))
+        return np.where(self.negate, cum[:, K:], cum[:, :K])
+
+    def grad(self, T, A):
+        K, neg = T.shape[1], self.negate
+        G = self.noise._log_mgf_grad(self.X, np.hstack([T, -T]),
+                                     np.hstack([np.where(neg, 0.0, A), np.where(neg, A, 0.0)]))
+        return G[:, :K] - G[:, K:]
+
+
+class _DropoutCumulant(_SignedCumulant):
+    """Dropout cumulants through the distinct (column, value) pairs of ``X``.
+
+    ``K_n(t) = sum_{d: x_nd != 0} phi(t_d v_nd)`` with ``v = x / (1 - q)`` and
+    ``phi(z) = log(q + (1 - q) e^z)``: the only transcendental work is ``phi`` on the distinct
+    pairs ``(d, v)`` (at most 784 x 255 for 8-bit images, against ``nnz(X)`` entries), and the
+    sums over entries are products with the sparse 0/1 matrix ``S`` (rows x pairs) -- one
+    pass over the non-zeros for all columns. Entries with sign -1 (``negate``) are summed by a
+    second product restricted to their rows, column by column (in one-vs-all fits these are the
+    few rows of each class).
+    """
+
+    def __init__(self, noise, X, negate):
+        super().__init__(noise, X, negate)
+        q = float(noise.q)
+        rows, cols, vals = _nonzeros(X)
+        values, code = np.unique(vals, return_inverse=True)
+        key = cols.astype(np.int64) * values.size + code.ravel()
+        pairs, pair = np.unique(key, return_inverse=True)
+        n, d, P = X.shape[0], X.shape[1], pairs.size
+        self.col = pairs // values.size
+        self.val = values[pairs % values.size] / (1.0 - q)
+        self.S = sp.csr_matrix((np.ones(rows.size), (rows, pair.ravel())), shape=(n, P))
+        self.D = sp.csr_matrix((np.ones(P), (self.col, np.arange(P))), shape=(d, P))
+        self.offset = np.log1p(-q) - np.log(q) if q > 0 else np.inf
+        self.log_q = np.log(q) if q > 0 else -np.inf
+        self.neg_rows = [np.flatnonzero(c) for c in self.negate.T]
+        self.S_neg = [self.S[r] for r in self.neg_rows]
+        self._last = None
+
+    def _tables(self, T):
+        """``phi`` and ``phi'`` at ``+Z`` and ``-Z``, ``Z = v t_col`` for every pair (the last
+        ``T`` is remembered, so that a value and a gradient at one point share the work)."""
+        if self._last is not None and self._last[0] is T:
+            return self._last[1]
+        Z = self.val[:, None] * T[self.col]
+        out = []
+        for sign in (1.0, -1.0):
+            if not np.isfinite(self.offset):          # q = 0: phi(z) = z, phi' = 1
+                out += [sign * Z, np.ones_like(Z)]
+                continue
+            s = sign * Z + self.offset                # phi(z) = log q + softplus(z + offset)
+            e = np.exp(-np.abs(s))
+            out += [self.log_q + np.maximum(s, 0.0) + np.log1p(e),
+                    np.where(s >= 0, 1.0, e) / (1.0 + e)]
+        self._last = (T, out)
+        return out
+
+    def value(self, T):
+        phi_plus, _, phi_minus, _ = self._tables(T)
+        out = np.asarray(self.S @ phi_plus)
+        for k, (r, S_r) in enumerate(zip(self.neg_rows, self.S_neg, strict=True)):
+            if r.size:
+                out[r, k] = S_r @ phi_minus[:, k]
+        return out
+
+    def grad(self, T, A):
+        _, dphi_plus, _, dphi_minus = self._tables(T)
+        B_plus = np.asarray(self.S.T @ np.where(self.negate, 0.0, A))
+        B_minus = np.zeros_like(B_plus)
+        for k, (r, S_r) in enumerate(zip(self.neg_rows, self.S_neg, strict=True)):
+            if r.size:
+                B_minus[:, k] = S_r.T @ A[r, k]
+        G = self.val[:, None] * (dphi_plus * B_plus - dphi_minus * B_minus)
+        return np.asarray(self.D @ G)
+
 
 def _nonzeros(X):
     """Rows, columns and values of the non-zero entries of a dense or sparse matrix."""
@@ -270,26 +370,13 @@ class DropoutNoise(NoiseModel):
         return X
 
     def _log_mgf(self, X, T):
-        rows, cols, vals = _nonzeros(X)
-        vals = vals / (1.0 - self.q)
-        out = np.empty((X.shape[0], T.shape[1]))
-        for k in range(T.shape[1]):   # columns (classes), never rows
-            z = T[cols, k] * vals     # t_d x_d / (1 - q); log(q + (1 - q) e^z) without overflow
-            if self.q > 0:
-                z = np.logaddexp(np.log(self.q), np.log1p(-self.q) + z)
-            out[:, k] = np.bincount(rows, weights=z, minlength=X.shape[0])
-        return out
+        return self._signed_cumulant(X, np.zeros((X.shape[0], T.shape[1]), bool)).value(T)
 
     def _log_mgf_grad(self, X, T, A):
-        rows, cols, vals = _nonzeros(X)
-        vals = vals / (1.0 - self.q)
-        out = np.empty_like(T)
-        for k in range(T.shape[1]):
-            z = vals * A[rows, k]
-            if self.q > 0:            # times the tilted probability of keeping the entry
-                z *= expit(np.log1p(-self.q) - np.log(self.q) + T[cols, k] * vals)
-            out[:, k] = np.bincount(cols, weights=z, minlength=X.shape[1])
-        return out
+        return self._signed_cumulant(X, np.zeros(A.shape, bool)).grad(T, A)
+
+    def _signed_cumulant(self, X, negate):
+        return _DropoutCumulant(self, X, negate)
 
 
 class _AdditiveNoise(NoiseModel):

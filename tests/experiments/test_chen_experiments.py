@@ -37,6 +37,22 @@ def test_select_per_level_uses_validation_not_test():
     assert (clean["q"] == 0.1).all()
 
 
+def test_select_per_level_chooses_per_deletion_draw():
+    # arrays are level-major: (level 0, draw 0), (level 0, draw 1), (level 0.5, draw 0), ...
+    points = pd.DataFrame({
+        "estimator": "A", "q": [0.1, 0.5], "C": 1.0, "fit_seconds": 0.0,
+        "predict_seconds": 0.0,
+        "val": [np.array([0.10, 0.14, 0.40, 0.20]), np.array([0.12, 0.11, 0.30, 0.35])],
+        "test": [np.array([0.11, 0.12, 0.45, 0.25]), np.array([0.13, 0.10, 0.33, 0.36])]})
+    paper = select_per_level(points, [0.0, 0.5], per_level=True, repeats=2)
+    assert paper["repeat"].tolist() == [0, 1, 0, 1]
+    assert paper["level"].tolist() == [0.0, 0.0, 0.5, 0.5]
+    np.testing.assert_allclose(paper["error"], [0.11, 0.10, 0.33, 0.25])
+    # clean selection averages the clean draws: point 1 (0.115 < 0.12)
+    clean = select_per_level(points, [0.0, 0.5], per_level=False, repeats=2)
+    np.testing.assert_allclose(clean["error"], [0.13, 0.10, 0.33, 0.36])
+
+
 def _check_frame(curve):
     frame = curve.frame
     assert {"estimator", "corruption", "level_name", "level", "repeat", "error", "fit_seconds",

@@ -215,3 +215,26 @@ def test_subsampled_float32_newton_reaches_the_irls_optimum(loss, monkeypatch):
     f_ref = np.array([h[-1] for h in ref.objective])
     np.testing.assert_allclose([h[-1] for h in res.objective], f_ref, rtol=1e-10)
     np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-4, atol=1e-6)
+
+
+def test_newton_reads_large_dense_x_in_float32_without_moving_the_optimum(monkeypatch):
+    """Above the size threshold DropoutSVC's Newton path reads X in float32; the objective of the
+    result, evaluated in float64, must match the float64 fit (threshold lowered here)."""
+    from robustclf.linear import DropoutSVC
+    from robustclf.linear import _dropout_problem as P
+
+    X, Y, var, _ = _problem(n=400, d=8, n_classes=3)
+    y = Y.argmax(axis=1)
+    assert S.newton_precision(X) is X                      # small: unchanged
+    ref = DropoutSVC(q=0.3, C=0.8, tol=1e-12).fit(X, y)
+    monkeypatch.setattr(P, "_FLOAT32_MIN_SIZE", 10)
+    assert S.newton_precision(X).dtype == np.float32
+    assert S.newton_precision(sp.csr_matrix(X)).dtype == np.float64   # sparse: unchanged
+    X0 = X.copy()
+    low = DropoutSVC(q=0.3, C=0.8, tol=1e-12).fit(X, y)
+    np.testing.assert_array_equal(X, X0)
+    var64 = S.Variance(*DropoutNoise(0.3)._variance_terms(X), X.shape)
+    f_low = S.objective(X, Y, var64, HingeBound(0.8), low.coef_, low.intercept_)
+    np.testing.assert_allclose(f_low, ref.objective_, rtol=1e-6)
+    np.testing.assert_allclose(low.coef_, ref.coef_, rtol=1e-3, atol=1e-4)
+    assert not np.array_equal(low.coef_, ref.coef_)         # the float32 path was taken

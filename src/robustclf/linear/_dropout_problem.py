@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from scipy.linalg import cho_factor
 from threadpoolctl import threadpool_limits
 
-__all__ = ["Variance", "objective"]
+__all__ = ["Variance", "newton_precision", "objective"]
 
 _MAX_GRAM_FEATURES = 4096
 _FLOAT32_MIN_SIZE = 2_000_000
@@ -97,9 +97,10 @@ class _Problem:
             dtype = np.float32 if low else np.float64
             X = self.X if rows is None else self.X[rows]
             E = self.var.entrywise
-            E = None if E is None else (E if rows is None else E[rows]).astype(dtype)
+            E = None if E is None else (E if rows is None else E[rows]).astype(
+                dtype, copy=False)
             fast = copy.copy(self)
-            fast.X = X.astype(dtype)
+            fast.X = X.astype(dtype, copy=False)
             fast.var = Variance(E, self.var.constant, fast.X.shape)
             fast._X2 = None
             fast._fast, fast.rows, fast.scale = fast, None, 1.0
@@ -178,6 +179,21 @@ class _Problem:
         if not self.var.is_zero():
             out[: self.d] += 2.0 * self.scale * w * fast.var.adjoint(lmu * dm + luu * du)
         return out
+
+
+def newton_precision(X):
+    """``X`` as the Newton solver reads it: float32 for dense X of at least
+    ``_FLOAT32_MIN_SIZE`` entries, unchanged otherwise.
+
+    Every pass over such data (objective, gradient and Hessian products) is then a float32
+    BLAS product -- half the memory traffic, which is what these thin products (n x d times
+    d x n_classes) are limited by -- with the loss, the steps and the iterate in float64. On
+    MNIST (60,000 x 784, 10 classes, q = 0.5, C = 0.1) the float32 optimum's float64 objective
+    differs from the float64 optimum's by 2e-10 relative, with the same Newton steps.
+    """
+    if sp.issparse(X) or X.size < _FLOAT32_MIN_SIZE or X.dtype == np.float32:
+        return X
+    return X.astype(np.float32)
 
 
 def objective(X, Y, var: Variance, loss, coef, intercept=None) -> np.ndarray:

@@ -41,9 +41,18 @@ import scipy.sparse as sp
 from scipy.linalg import cho_solve
 from scipy.optimize import minimize
 
-from ._dropout_problem import Variance, _cholesky, _jacobi, _pcg, _Problem, objective
+from ._dropout_problem import (
+    Variance,
+    _cholesky,
+    _jacobi,
+    _pcg,
+    _Problem,
+    newton_precision,
+    objective,
+)
 
-__all__ = ["SolverResult", "Variance", "irls", "newton", "lbfgs", "least_squares", "objective"]
+__all__ = ["SolverResult", "Variance", "irls", "newton", "lbfgs", "least_squares",
+           "newton_precision", "objective"]
 
 _ARMIJO = 1e-4
 _MAX_BACKTRACK = 50

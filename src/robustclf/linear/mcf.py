@@ -54,7 +54,10 @@ class MCFClassifier(LinearClassifierBase):
       et al., from Jensen's inequality ``E[log(1 + e^Z)] <= log(1 + E[e^Z])``:
       ``L_n = log(1 + exp(-y_n b) E[exp(-y_n w^T x̃_n)])``, whose expectation is the noise
       model's moment generating function (:meth:`~robustclf.noise.NoiseModel.log_mgf`);
-      convex, minimised by L-BFGS. (Not the Gaussian approximation, which is
+      convex, minimised by L-BFGS on all classes at once. Each evaluation is one pass over the
+      non-zeros of X for all classes (sparse matrix-matrix products); under dropout the
+      cumulant's logarithms are taken once per distinct (feature, value) pair, not per entry
+      (8-bit images have at most 255 values per pixel). (Not the Gaussian approximation, which is
       ``DropoutLogisticRegression(objective="gaussian")``.)
 
     Parameters
@@ -130,16 +133,16 @@ class MCFClassifier(LinearClassifierBase):
             X = sp.csr_matrix(X)       # the dropout cumulants only touch non-zero entries
         n, d = X.shape
         K, C, fit_b = Y.shape[1], float(self.C), bool(self.fit_intercept)
-        pos, last = Y > 0, {}
+        # K_n(-y_nk w_k) for all columns at once, prepared once (see noise._SignedCumulant)
+        cumulant = noise._signed_cumulant(X, Y > 0)
+        last = {}
 
         def fun(x):
             W, b = x[: d * K].reshape(d, K), (x[d * K:] if fit_b else np.zeros(K))
-            cum = noise._log_mgf(X, np.hstack([-W, W]))         # rows y = +1 | rows y = -1
-            z = np.where(pos, cum[:, :K], cum[:, K:]) - Y * b
+            z = cumulant.value(W) - Y * b
             f = (W * W).sum(axis=0) + C * np.logaddexp(0.0, z).sum(axis=0)
             A = C * expit(z)
-            G = noise._log_mgf_grad(X, np.hstack([-W, W]), np.hstack([A * pos, A * ~pos]))
-            grad = 2.0 * W - G[:, :K] + G[:, K:]
+            grad = 2.0 * W + cumulant.grad(W, A)
             last["f"] = f
             return f.sum(), np.concatenate([grad.ravel(), -(A * Y).sum(axis=0)[: K * fit_b]])
 
