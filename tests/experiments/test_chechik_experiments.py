@@ -30,6 +30,19 @@ def test_structural_fast():
     result = get_experiment("chechik-structural").run(fast=True, random_state=0, n_jobs=1,
                                                       data_dir=None)
     _check(result, method_grids(fast=True))
+    names = [c.name for c in result.curves]
+    assert names == ["structural_synthetic", "structural_subtypes"]
+    assert set(result.curves[1].frame.level) == {1}
+
+
+def test_method_grids_imputer_cs_only_shrink_knn_and_em():
+    full = method_grids(fast=False)
+    reduced = method_grids(fast=False, imputer_Cs=[1.0])
+    assert (len(full["knn"]), len(full["em"])) == (12, 15)
+    assert (len(reduced["knn"]), len(reduced["em"])) == (4, 5)
+    assert {k: len(v) for k, v in full.items() if k not in ("knn", "em")} == \
+        {k: len(v) for k, v in reduced.items() if k not in ("knn", "em")}
+    assert {p[-1][-1].C for p in reduced["knn"] + reduced["em"]} == {1.0}
 
 
 @pytest.mark.parametrize("name, files", [

@@ -1,6 +1,7 @@
 """Missing-aware kernels and restricted norms (Chechik et al. 2007, §3)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,3 +82,16 @@ def test_missingness_patterns_group_rows():
     assert patterns.shape == (2, 2)
     assert inverse[0] == inverse[2] != inverse[1]
     np.testing.assert_array_equal(patterns[inverse], M)
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_poly_closed_form_norms_match_one_gram_matrix_per_pattern(degree):
+    X0, M = _data(5, n=40, d=6, p_missing=0.4)
+    coef = np.random.default_rng(6).standard_normal(40)
+    patterns, _ = missingness_patterns(M)
+    params = dict(kernel="poly", degree=degree, gamma=0.4, coef0=1.5)
+    sq, full = restricted_sq_norms(X0, M, coef, patterns, **params)
+    ref = [coef @ masked_kernel(X0 * m, M & m, X0 * m, M & m, **params) @ coef for m in patterns]
+    np.testing.assert_allclose(sq, ref, rtol=1e-10)
+    np.testing.assert_allclose(full, coef @ masked_kernel(X0, M, X0, M, **params) @ coef,
+                               rtol=1e-10)

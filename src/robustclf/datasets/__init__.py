@@ -6,6 +6,7 @@ make_label_copies            Dekel & Shamir (2008) §4: noisy separable data + c
 make_threshold               O'Sullivan et al. (2000) §5: THRESHOLD, one value encoded five ways
 make_contaminated_logistic   Feng et al. (2014) §6: logistic / sign model + adversarial outliers
 make_structurally_missing    Chechik et al. (2007): feature blocks absent by construction (NaN)
+make_subtype_missing         Chechik et al. (2007): parts absent per object subtype (NaN)
 
 Loaders
 -------
@@ -27,6 +28,7 @@ from ._catalog import DATASETS, DatasetSplit, load_split
 from ._generators import make_contaminated_logistic, make_label_copies, make_structurally_missing
 from ._mnist import load_mnist, read_idx
 from ._paths import DATA_ENV_VAR, get_data_home
+from ._subtypes import make_subtype_missing
 from ._threshold import THRESHOLD_ENCODINGS, encode_threshold_value, make_threshold
 from ._uci import (
     load_breast_cancer_wisconsin,
@@ -54,6 +56,7 @@ __all__ = [
     "make_contaminated_logistic",
     "make_label_copies",
     "make_structurally_missing",
+    "make_subtype_missing",
     "make_threshold",
     "parse_processed_acl",
     "read_idx",

@@ -3,37 +3,48 @@
 Private arrays-in, arrays-out functions; :class:`~robustclf.missing.GeometricMarginSVC` validates
 its inputs and calls :func:`fit_binary` once per one-vs-rest problem.
 
-Bias placement (see ``docs/reproduction/chechik.md``):
+For fixed scalings ``s`` both bias readings are one convex QP in ``gamma_i = alpha_i y_i / s_i``
+(the coefficients of ``w = sum_i gamma_i phi(x_i)`` in the *unscaled* feature space)::
 
-* ``"scaled"`` — Eq. (6) as written: ``(1/s_i) y_i (w.x_i + b) >= 1 - xi_i``. For fixed ``s`` the
-  dual is Eq. (7) with the equality constraint ``sum_i alpha_i y_i / s_i = 0`` instead of
-  ``sum_i alpha_i y_i = 0``. scikit-learn's SVC always adds its own free intercept *after* the
-  scaling, so we (1) carry ``b`` by a constant feature of value ``B`` in the unscaled space
-  (kernel ``K_ij + B^2``; after scaling it is ``B / s_i``), with ``B^2`` ten times the mean
-  kernel diagonal so that the penalty ``b^2 / (2 B^2)`` is small (larger ``B`` makes libsvm
-  much slower for no measurable change of the objective), and (2) remove SVC's own intercept
-  by symmetry: every instance is also given mirrored, ``(-x_i, -y_i)``, with half the
-  penalty, so that an optimum with SVC intercept 0 exists and the problem equals Eq. (6)
-  (up to the small bias penalty). This doubles the SVM size.
-* ``"unscaled"`` — the printed dual of Eq. (7) solved by an SVM on ``K_ij / (s_i s_j)``: the
-  intercept is added after the scaling, ``y_i (w.x_i / s_i + b) >= 1 - xi_i``.
+    min_gamma  1/2 gamma' K gamma - sum_i s_i y_i gamma_i
+    s.t.       0 <= y_i gamma_i <= C / s_i,   sum_i a_i gamma_i = 0,                    (*)
+
+which is the dual Eq. (7) after the substitution ``alpha_i = s_i y_i gamma_i``. The equality
+constraint is the stationarity in the bias ``b`` (whose multiplier ``b`` is):
+
+* ``"scaled"`` — Eq. (6) as written, ``(1/s_i) y_i (w.x_i + b) >= 1 - xi_i``: ``a_i = 1``, i.e.
+  ``sum_i alpha_i y_i / s_i = 0``. Equivalently ``y_i (w.x_i + b) >= s_i - zeta_i`` with cost
+  ``(C / s_i) zeta_i``: an SVM on the *unscaled* kernel with per-instance margins ``s_i`` and
+  penalties ``C / s_i``. libsvm's C-SVC has no per-instance margin, but its epsilon-SVR does:
+  with targets ``z_i = y_i (s_i + eps)``, ``sample_weight = 1 / s_i`` and a large ``eps`` the
+  SVR dual ``min 1/2 g'Kg - z'g + eps |g|_1, sum g = 0, |g_i| <= C / s_i`` equals (*) on
+  ``y_i g_i >= 0`` and charges ``(2 eps + s_i) |g_i|`` for the wrong sign. Its optimum solves
+  (*) exactly as soon as it has no wrong-sign coefficient (the SVR's feasible set contains that
+  of (*) and the objectives agree there); otherwise ``eps`` is raised and the SVR solved again.
+  The SVR intercept is ``b``. One solve on ``n`` points with an unpenalised bias.
+* ``"unscaled"`` — the printed dual Eq. (7), ``y_i (w.x_i / s_i + b) >= 1 - xi_i``:
+  ``a_i = s_i``, i.e. ``sum_i alpha_i y_i = 0``: a C-SVC on ``K_ij / (s_i s_j)``.
 
 With all ``s_i = 1`` (the first iterate, or data without missing values) the two coincide with
-the ordinary SVM, and a plain SVC on ``K`` is solved.
+the ordinary SVM, and a plain C-SVC on ``K`` is solved. ``solver="clarabel"`` solves (*)
+directly as a QP with cvxpy and Clarabel (optional extra ``conic``; slow, a reference).
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.svm import SVC
+from sklearn.svm import SVC, SVR
 
 from .kernels import restricted_sq_norms
 
 __all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings"]
 
-_BIAS_SCALE = 1e1  # B^2 = _BIAS_SCALE * mean diagonal of the (unscaled) kernel
+_EPS_START = 1e2  # first SVR epsilon, in units of max(s, 1); raised by _EPS_GROWTH if too small
+_EPS_GROWTH = 1e2
+_EPS_TRIES = 4
 
 
 @dataclass
@@ -64,38 +75,71 @@ def decision_binary(K_sv: np.ndarray, s: np.ndarray, it: BinaryIterate) -> np.nd
     return score / s + it.intercept
 
 
+def _eq6_svr(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, tol: float,
+             ) -> tuple[np.ndarray, np.ndarray, float]:
+    """Eq. (6) for fixed ``s`` with an unpenalised bias: (*) with ``a = 1`` as an epsilon-SVR."""
+    eps = _EPS_START * max(float(s.max()), 1.0)
+    for _ in range(_EPS_TRIES):
+        svr = SVR(kernel="precomputed", C=C, epsilon=eps, tol=tol)
+        svr.fit(K, y * (s + eps), sample_weight=1.0 / s)
+        sup, coef = svr.support_, svr.dual_coef_[0]
+        if np.all(y[sup] * coef >= 0.0):
+            break
+        eps *= _EPS_GROWTH
+    else:  # in practice unreachable: needs margins beyond 2e8 * max(s, 1)
+        warnings.warn("Eq. (6) SVR reformulation kept wrong-sign coefficients; the solution "
+                      "is approximate.", RuntimeWarning, stacklevel=3)
+    keep = coef != 0.0
+    return sup[keep], coef[keep].copy(), float(svr.intercept_[0])
+
+
+def _qp_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str,
+             ) -> tuple[np.ndarray, np.ndarray, float]:
+    """(*) solved as a QP by cvxpy + Clarabel; ``b`` is the multiplier of the equality."""
+    import cvxpy as cp
+
+    g = cp.Variable(y.shape[0])
+    a = np.ones_like(s) if bias == "scaled" else s
+    yg = cp.multiply(y, g)
+    eq = a @ g == 0
+    prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(g, cp.psd_wrap(K)) - (s * y) @ g),
+                      [yg >= 0, yg <= C / s, eq])
+    prob.solve(solver=cp.CLARABEL)
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        raise RuntimeError(f"Clarabel failed on the Eq. (6)/(7) QP: {prob.status}.")
+    gamma = np.asarray(g.value)
+    # Clarabel's optimum is interior-point: coefficients below 1e-9 C are zeros
+    sup = np.flatnonzero(np.abs(gamma) > 1e-9 * C)
+    return sup, gamma[sup], float(eq.dual_value)
+
+
 def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, tol: float,
+              solver: str = "libsvm", buffer: np.ndarray | None = None,
               ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Solve the SVM of Eq. (6)/(7) for fixed ``s``; return support, ``c = alpha y / s``, ``b``."""
-    n = y.shape[0]
+    """Solve (*) for fixed ``s``; return support, ``c = alpha y / s`` and ``b``.
+
+    ``buffer`` (shape of ``K``) receives the rescaled kernel of the Eq. (7) reading, so that
+    the iterations do not allocate a new ``n x n`` matrix each.
+    """
+    if solver == "clarabel":
+        return _qp_step(K, y, s, C, bias)
     if np.all(s == 1.0):
         svc = SVC(kernel="precomputed", C=C, tol=tol).fit(K, y)
-        sup = svc.support_
-        return sup, svc.dual_coef_[0].copy(), float(svc.intercept_[0])
+        return svc.support_, svc.dual_coef_[0].copy(), float(svc.intercept_[0])
+    if bias == "scaled":
+        return _eq6_svr(K, y, s, C, tol)
     inv_s = 1.0 / s
-    if bias == "unscaled":
-        Ks = np.multiply(K, inv_s[:, None])
-        Ks *= inv_s
-        svc = SVC(kernel="precomputed", C=C, tol=tol).fit(Ks, y)
-        sup = svc.support_
-        return sup, svc.dual_coef_[0] * inv_s[sup], float(svc.intercept_[0])
-    B2 = _BIAS_SCALE * max(float(np.mean(np.diag(K))), 1e-12)
-    Ks = np.add(K, B2)
-    Ks *= inv_s[:, None]
+    Ks = np.multiply(K, inv_s[:, None], out=buffer)
     Ks *= inv_s
-    Km = np.block([[Ks, -Ks], [-Ks, Ks]])
-    svc = SVC(kernel="precomputed", C=C / 2.0, tol=tol).fit(Km, np.concatenate([y, -y]))
-    a = np.zeros(2 * n)
-    a[svc.support_] = svc.dual_coef_[0]
-    a = a[:n] - a[n:]  # the mirrored instance contributes -phi(x_i)
-    sup = np.flatnonzero(a)
-    coef = a[sup] * inv_s[sup]
-    return sup, coef, float(B2 * coef.sum())
+    svc = SVC(kernel="precomputed", C=C, tol=tol).fit(Ks, y)
+    sup = svc.support_
+    return sup, svc.dual_coef_[0] * inv_s[sup], float(svc.intercept_[0])
 
 
 def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
                patterns: np.ndarray, inverse: np.ndarray, *, C: float, max_iter: int,
-               bias: str, tol: float, kernel_params: dict) -> tuple[list[BinaryIterate], bool]:
+               bias: str, tol: float, kernel_params: dict,
+               solver: str = "libsvm") -> tuple[list[BinaryIterate], bool]:
     """Alternate an SVM solve for fixed ``s`` and ``s_i = ||w^(i)|| / ||w||`` (§3).
 
     Parameters
@@ -105,7 +149,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
     y : ndarray of shape (n,), in {-1, +1}
     X0, M : zero-filled training data and validity mask, shape (n, d)
     patterns, inverse : distinct masks and the pattern index of every row
-    C, max_iter, bias, tol : see :class:`~robustclf.missing.GeometricMarginSVC`
+    C, max_iter, bias, tol, solver : see :class:`~robustclf.missing.GeometricMarginSVC`
     kernel_params : kernel, degree, gamma, coef0
 
     Returns
@@ -117,8 +161,9 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
     """
     s = np.ones(y.shape[0])
     iterates = []
+    buffer = np.empty_like(K) if bias == "unscaled" and max_iter > 0 else None
     for _ in range(max_iter + 1):
-        sup, coef, b = _svm_step(K, y, s, C, bias, 1e-3)
+        sup, coef, b = _svm_step(K, y, s, C, bias, 1e-3, solver, buffer)
         sq, full = restricted_sq_norms(X0[sup], M[sup], coef, patterns, **kernel_params)
         s_new = scalings(sq, full)[inverse]
         it = BinaryIterate(sup, coef, b, bias == "scaled", 0.0, s)

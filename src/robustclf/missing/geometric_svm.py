@@ -34,9 +34,10 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
                                                s_i = ||w^(i)|| / ||w||.
 
     The iterative algorithm of §3 alternates (1) the SVM for fixed ``s`` — the dual Eq. (7), a
-    standard SVM on the missing-aware kernel ``K_ij / (s_i s_j)``, solved by scikit-learn's
-    :class:`~sklearn.svm.SVC` on a precomputed kernel — and (2) new scalings from the resulting
-    ``w``, computed in kernel form once per missingness pattern
+    standard SVM on the missing-aware kernel ``K_ij / (s_i s_j)``, solved by libsvm on a
+    precomputed kernel (:class:`~sklearn.svm.SVC`; for the Eq. 6 bias an equivalent
+    :class:`~sklearn.svm.SVR` with per-instance margins ``s_i``) — and (2) new scalings from the
+    resulting ``w``, computed in kernel form once per missingness pattern
     (:func:`~robustclf.missing.kernels.restricted_sq_norms`). Iterate 0 (``s = 1``) is the
     ordinary SVM on zero-filled data; without missing values the estimator *is* that SVM. A new
     instance is classified by Eq. (7), ``sign(sum_j y_j alpha_j K(x_j, x) / (s_j s_new))``, with
@@ -61,7 +62,13 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     bias : {"scaled", "unscaled"}, default="scaled"
         ``"scaled"``: Eq. (6) as written, the bias inside the scaled constraint. ``"unscaled"``:
         the printed dual Eq. (7), the SVM intercept added after the scaling. See
-        :mod:`robustclf.missing._geometric_solver` for how Eq. (6) is solved with SVC.
+        :mod:`robustclf.missing._geometric_solver` for how Eq. (6) is solved with libsvm
+        (an epsilon-SVR with per-instance margins; exact, unpenalised bias).
+    solver : {"libsvm", "clarabel"}, default="libsvm"
+        Solver of the SVM for fixed scalings. ``"libsvm"``: scikit-learn's SVC (Eq. 7 reading,
+        and every first iterate) or SVR (Eq. 6 reading) on the precomputed kernel.
+        ``"clarabel"``: the same dual QP solved by cvxpy with Clarabel (optional extra
+        ``conic``; an interior-point reference, much slower for large ``n``).
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the training data (stratified), run all iterations
         on the rest and keep the iterate with the lowest validation error (earliest on ties), as
@@ -102,7 +109,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, C: float = 1.0, kernel: str | Callable = "linear", degree: int = 2,
                  gamma: float | str = "scale", coef0: float = 1.0, max_iter: int = 5,
-                 bias: str = "scaled", early_stopping: bool = False,
+                 bias: str = "scaled", solver: str = "libsvm", early_stopping: bool = False,
                  validation_fraction: float = 0.2, tol: float = 1e-4, random_state=None):
         self.C = C
         self.kernel = kernel
@@ -111,6 +118,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         self.coef0 = coef0
         self.max_iter = max_iter
         self.bias = bias
+        self.solver = solver
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.tol = tol
@@ -133,6 +141,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         check_real(self.coef0, "coef0", minimum=0.0)
         check_int(self.max_iter, "max_iter", minimum=0)
         check_option(self.bias, "bias", ("scaled", "unscaled"))
+        check_option(self.solver, "solver", ("libsvm", "clarabel"))
         if not isinstance(self.early_stopping, (bool, np.bool_)):
             raise ValueError(f"early_stopping must be a bool, got {self.early_stopping!r}.")
         frac = check_fraction(self.validation_fraction, "validation_fraction")
@@ -185,7 +194,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
             y_pm = np.where(y_idx[fit_idx] == k, 1.0, -1.0)
             its, conv = fit_binary(K, y_pm, Xf, Mf, patterns, inverse, C=float(self.C),
                                    max_iter=self.max_iter, bias=self.bias, tol=float(self.tol),
-                                   kernel_params=self._kernel_params())
+                                   kernel_params=self._kernel_params(), solver=self.solver)
             self.iterates_.append(its)
             converged.append(conv)
         n_its = max(len(its) for its in self.iterates_)

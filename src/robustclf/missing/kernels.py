@@ -27,12 +27,15 @@ that involves an absent feature vanishes, the others are unchanged. Hence
 
 the dual norm computed with *every* instance masked to ``i``'s valid features. It depends on
 ``i`` only through its mask, so it is computed once per missingness pattern. For the linear
-kernel it is simply ``sum_{k in F} w_k^2`` with ``w = X0^T c`` explicit.
+kernel it is simply ``sum_{k in F} w_k^2`` with ``w = X0^T c`` explicit; for the polynomial
+kernel of degree <= 3 a closed form over moment tensors handles all patterns at once (MCAR data
+has about one pattern per row, where a Gram matrix per pattern would be far too slow).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import comb
 
 import numpy as np
 
@@ -83,6 +86,40 @@ def masked_kernel(X0: np.ndarray, MX: np.ndarray, Y0: np.ndarray, MY: np.ndarray
     return (gamma * G + coef0) ** degree
 
 
+_MAX_CLOSED_FORM_DEGREE = 3
+
+
+def _poly_sq_norms(X0: np.ndarray, coef: np.ndarray, patterns: np.ndarray, degree: int,
+                   gamma: float, coef0: float) -> tuple[np.ndarray, float]:
+    """Closed form of :func:`restricted_sq_norms` for ``(gamma <x, y> + coef0) ** degree``.
+
+    Binomially, ``c' K_m c = sum_k binom(d, k) coef0^(d-k) gamma^k c' (<x, y>_m)^k c`` and
+    ``c' (<x, y>_m)^k c = sum_{f_1..f_k in m} T_k[f_1..f_k]^2`` with the moment tensor
+    ``T_k = sum_j c_j x_j^(⊗k)``: all patterns at once, ``O(n_sv d^k + n_patterns d^k)``
+    instead of one ``n_sv x n_sv`` Gram matrix per pattern.
+    """
+    m = patterns.astype(np.float64)
+    full = coef0**degree * float(coef.sum()) ** 2
+    sq = np.full(m.shape[0], full)
+    ones = np.ones(X0.shape[1])
+    for k in range(1, degree + 1):
+        weight = comb(degree, k) * coef0 ** (degree - k) * gamma**k
+        if k == 1:
+            T2 = (X0.T @ coef) ** 2
+            sq = sq + weight * (m @ T2)
+            full += weight * T2.sum()
+        elif k == 2:
+            T2 = (X0.T * coef) @ X0
+            T2 *= T2
+            sq = sq + weight * np.einsum("pf,fg,pg->p", m, T2, m)
+            full += weight * T2.sum()
+        else:
+            T2 = np.einsum("j,jf,jg,jh->fgh", coef, X0, X0, X0, optimize=True) ** 2
+            sq = sq + weight * np.einsum("pf,pg,ph,fgh->p", m, m, m, T2, optimize=True)
+            full += weight * float(np.einsum("f,g,h,fgh->", ones, ones, ones, T2))
+    return np.maximum(sq, 0.0), max(float(full), 0.0)
+
+
 def restricted_sq_norms(X0: np.ndarray, MX: np.ndarray, coef: np.ndarray,
                         patterns: np.ndarray, *, kernel: str | Callable = "linear",
                         degree: int = 2, gamma: float = 1.0,
@@ -111,6 +148,8 @@ def restricted_sq_norms(X0: np.ndarray, MX: np.ndarray, coef: np.ndarray,
     if kernel == "linear":
         w = X0.T @ coef
         return np.maximum(patterns.astype(np.float64) @ (w * w), 0.0), float(w @ w)
+    if kernel == "poly" and degree <= _MAX_CLOSED_FORM_DEGREE:
+        return _poly_sq_norms(X0, coef, patterns, degree, gamma, coef0)
     params = dict(kernel=kernel, degree=degree, gamma=gamma, coef0=coef0)
     full = float(coef @ masked_kernel(X0, MX, X0, MX, **params) @ coef)
     out = np.empty(patterns.shape[0])
