@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from robustclf.experiments import get_experiment
-from robustclf.experiments.dekel_shamir import scale_features
+from robustclf.experiments.dekel_shamir import _repeat_indices, scale_features
 
 _COLUMNS = {"estimator", "level", "repeat", "error"}
 
@@ -39,11 +39,48 @@ def test_sanity_fast_lp_survives_deleting_both_copies():
     assert result.curves[0].paper is not None
 
 
-@pytest.mark.skipif(not (_data_available("spambase") and _data_available("mnist")),
-                    reason="spambase / MNIST not found (set ROBUSTCLF_DATA)")
-@pytest.mark.parametrize("name", ["dekel-random-deletion", "dekel-greedy"])
-def test_real_data_experiments_fast(name):
-    _check(get_experiment(name).run(fast=True, random_state=0, n_jobs=None, data_dir=None))
+_needs_data = pytest.mark.skipif(
+    not (_data_available("spambase") and _data_available("mnist")),
+    reason="spambase / MNIST not found (set ROBUSTCLF_DATA)")
+
+
+@_needs_data
+def test_random_deletion_fast_runs_the_requested_repeat():
+    result = get_experiment("dekel-random-deletion").run(fast=True, random_state=0, n_jobs=None,
+                                                         data_dir=None, repeats=[1])
+    _check(result)
+    frame = result.curves[0].frame
+    assert set(frame["repeat"]) == {1}
+    assert set(frame["estimator"]) == {"LP", "SVM", "FDROP"}
+
+
+@_needs_data
+def test_greedy_fast_certified_error_bounds_the_greedy_attack():
+    result = get_experiment("dekel-greedy").run(fast=True, random_state=0, n_jobs=None,
+                                                data_dir=None)
+    _check(result)
+    curves = {c.name: c.frame for c in result.curves}
+    assert set(curves) == {f"fig2_spambase_{v}_{k}" for v in ("uniform", "mi")
+                           for k in ("greedy", "certified")}
+    for values in ("uniform", "mi"):
+        key = ["estimator", "repeat", "level"]
+        both = curves[f"fig2_spambase_{values}_greedy"].merge(
+            curves[f"fig2_spambase_{values}_certified"], on=key, suffixes=("", "_cert"))
+        assert len(both) == len(curves[f"fig2_spambase_{values}_greedy"]) > 0
+        assert set(both["repeat"]) == {0, 1}  # every fold is certified, not only the first
+        # the certificate is what the greedy attack achieves, or more
+        np.testing.assert_allclose(both["error_lower"], both["error"], atol=1e-12)
+        assert (both["error_cert"] >= both["error"] - 1e-12).all()
+        if values == "uniform":  # 0/1 values, integer N: the greedy attack is optimal
+            assert both["is_exact"].all()
+            np.testing.assert_allclose(both["error_cert"], both["error"], atol=1e-12)
+    assert "FDROP" not in set(curves["fig2_spambase_mi_greedy"]["estimator"])
+
+
+def test_repeat_indices():
+    assert _repeat_indices(3) == [0, 1, 2]
+    assert _repeat_indices(range(5, 7)) == [5, 6]
+    assert _repeat_indices([4, 2, 4]) == [2, 4]
 
 
 def test_scale_features_keeps_zeros_and_maps_to_unit_interval():
