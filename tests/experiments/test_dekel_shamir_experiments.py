@@ -91,3 +91,54 @@ def test_scale_features_keeps_zeros_and_maps_to_unit_interval():
     Xl, Xo = scale_features(X, [X[:1]], log=True)
     np.testing.assert_allclose(Xo, Xl[:1])
     assert np.array_equal(Xl == 0, X == 0)
+
+
+def test_greedy_tune_holds_out_training_rows_and_picks_the_best_candidate():
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.svm import LinearSVC
+
+    from robustclf.experiments.dekel_shamir import _greedy_tune
+
+    rng = np.random.default_rng(0)
+    z = rng.random(270)  # six noisy copies of one latent: deleting one feature is survivable
+    X = np.clip(z[:, None] + 0.2 * rng.standard_normal((270, 6)), 0, None)
+    y = np.where(z > 0.5, 1, -1)
+    train, test = next(StratifiedKFold(10, shuffle=True, random_state=0).split(X, y))
+    grid = {"C": [1e-6, 10.0]}  # the first is nearly constant: it must lose on held-out rows
+    best, held_out, scores = _greedy_tune(LinearSVC(C=1.0), grid, X, y, train, 1.0,
+                                          np.ones(6), seed=3)
+    assert set(held_out) <= set(train) and not set(held_out) & set(test)
+    assert len(held_out) == round(len(train) / 9)
+    assert best.C in grid["C"] and best.C == 10.0
+    assert scores[repr(best)] == min(scores.values()) < max(scores.values())
+    # the split depends on the seed only
+    _, again, _ = _greedy_tune(LinearSVC(), grid, X, y, train, 1.0, np.ones(6), seed=3)
+    np.testing.assert_array_equal(np.sort(held_out), np.sort(again))
+
+
+def test_grid_candidates_resolve_twice_the_budget_and_drop_duplicates():
+    from robustclf.experiments.dekel_shamir import _grid_candidates
+    from robustclf.linear.fdrop import FDROPClassifier
+
+    grid = {"C": [1.0, 0.1], "budget": ["N", "2N"]}
+    got = {(c.C, c.budget) for c in _grid_candidates(FDROPClassifier(), grid, 3, 57)}
+    assert got == {(1.0, 3), (1.0, 6), (0.1, 3), (0.1, 6)}
+    assert len(_grid_candidates(FDROPClassifier(), grid, 0, 57)) == 2  # 2N = N at N = 0
+
+
+@_needs_data
+def test_greedy_fast_tuned_reports_choices_from_the_grid():
+    from robustclf.experiments.dekel_shamir import _FAST_TUNE_GRIDS
+
+    result = get_experiment("dekel-greedy").run(fast=True, random_state=0, n_jobs=None,
+                                                data_dir=None, parts=["spambase_uniform"],
+                                                tune=True)
+    _check(result)
+    frame = {c.name: c.frame for c in result.curves}["fig2_spambase_uniform_tuned_greedy"]
+    assert set(frame["estimator"]) == {"LP", "Perceptron", "SVM", "FDROP"}
+    for name, chosen in zip(frame["estimator"], frame["chosen"], strict=True):
+        params = dict(kv.split("=") for kv in chosen.split())
+        for key, values in _FAST_TUNE_GRIDS[name].items():
+            assert float(params[key]) in values
+        assert float(params.get("budget", 2)) == 2  # trained for the attack budget N
+    assert frame["tune_error"].between(0, 1).all()
