@@ -68,3 +68,34 @@ def test_cross_validated_errors_selects_and_is_deterministic():
                                n_folds=2, random_state=0)
     assert len(a) == 4
     np.testing.assert_array_equal(a.error, b.error)
+
+
+def test_cached_grids_impute_once_per_k_and_give_the_same_errors(monkeypatch):
+    from sklearn.impute import KNNImputer
+
+    from robustclf.experiments.chechik import cached_method_grids
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((120, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    calls = []
+    original = KNNImputer.fit_transform
+
+    def counting(self, X, y=None, **kw):
+        calls.append(X.shape[0])
+        return original(self, X, y, **kw)
+
+    monkeypatch.setattr(KNNImputer, "fit_transform", counting)
+    plain = {"knn": method_grids(fast=False)["knn"][:8]}  # C in {0.1, 1} x K in {3, 5, 10, 20}
+    a = cross_validated_errors([(0.2, X, y)], plain, corruption="c", level_name="l",
+                               n_folds=2, random_state=0)
+    n_plain = len(calls)
+    calls.clear()
+    with cached_method_grids(fast=False) as grids:
+        b = cross_validated_errors([(0.2, X, y)], {"knn": grids["knn"][:8]}, corruption="c",
+                                   level_name="l", n_folds=2, random_state=0)
+    np.testing.assert_array_equal(a.error, b.error)
+    # per fold: 8 candidates on the selection rows (4 imputations when cached) + 1 refit
+    assert n_plain == 2 * (8 + 1)
+    assert len(calls) == 2 * (4 + 1)

@@ -11,7 +11,10 @@ constraint) and ``geometric-eq7`` (intercept after the scaling). Errors are mean
 
 from __future__ import annotations
 
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import product
 
 import numpy as np
@@ -34,21 +37,23 @@ from ..datasets import (
 from ..missing import GeometricMarginSVC, make_imputation_baseline
 from ._base import CurveResult, Experiment, ExperimentResult, register_experiment
 
-__all__ = ["method_grids", "cross_validated_errors", "run_mcar", "run_structural",
-           "run_votes", "SUBTYPE_PARTS", "SUBTYPE_SETTINGS"]
+__all__ = ["method_grids", "cached_method_grids", "cross_validated_errors", "run_mcar",
+           "run_structural", "run_votes", "SUBTYPE_PARTS", "SUBTYPE_SETTINGS"]
 
 _PAPER = "Chechik, Heitz, Elidan, Abbeel & Koller, NIPS 2007"
 _METHODS = ("zero", "mean", "flags", "knn", "em", "geometric", "geometric-eq7")
 
 
 def method_grids(*, fast: bool, random_state: int = 0,
-                 imputer_Cs: list[float] | None = None) -> dict[str, list]:
+                 imputer_Cs: list[float] | None = None, memory=None) -> dict[str, list]:
     """Candidate pipelines of every method (§4): the grid the 20 % validation split chooses from.
 
     Full mode: C in {0.1, 1, 10} x kernel in {linear, 2nd-order polynomial} for zero, mean, flags
     and geometric; kNN (K in 3, 5, 10, 20) and EM (K in 3, 5, 10, 15, 20) with C in
     ``imputer_Cs`` (default {0.1, 1, 10}) and the linear kernel (the K grids are the paper's).
-    Fast mode: C = 1, linear, K = 5 / 3.
+    Fast mode: C = 1, linear, K = 5 / 3. ``memory`` caches the fitted imputers
+    (:func:`~robustclf.missing.make_imputation_baseline`), so that the C values of one K share
+    one imputation of the training rows.
     """
     Cs = [1.0] if fast else [0.1, 1.0, 10.0]
     imp_Cs = Cs if fast or imputer_Cs is None else list(imputer_Cs)
@@ -61,7 +66,7 @@ def method_grids(*, fast: bool, random_state: int = 0,
 
     def baseline(name, C, kernel, **kw):
         return make_pipeline(StandardScaler(), make_imputation_baseline(
-            name, svc(C, kernel), random_state=random_state, **kw))
+            name, svc(C, kernel), random_state=random_state, memory=memory, **kw))
 
     def geometric(C, kernel, bias):
         return make_pipeline(StandardScaler(), GeometricMarginSVC(
@@ -79,6 +84,13 @@ def method_grids(*, fast: bool, random_state: int = 0,
         "geometric": [geometric(C, k, "scaled") for C, k in grid],
         "geometric-eq7": [geometric(C, k, "unscaled") for C, k in grid],
     }
+
+
+@contextmanager
+def cached_method_grids(**kwargs) -> Iterator[dict[str, list]]:
+    """:func:`method_grids` whose imputers are cached in a temporary folder while in use."""
+    with tempfile.TemporaryDirectory(prefix="robustclf-imputers-") as cache:
+        yield method_grids(memory=cache, **kwargs)
 
 
 def _select_and_test(name, candidates, X_tr, y_tr, X_te, y_te, seed):
@@ -133,7 +145,6 @@ def _subsample(X, y, n, seed):
 
 
 MCAR_LEVELS = [0.1, 0.2, 0.3, 0.4, 0.5]
-SPAMBASE_IMPUTER_CS = [1.0]
 
 
 def mcar_corrupt(X: np.ndarray, level: float, index: int, random_state: int) -> np.ndarray:
@@ -145,9 +156,8 @@ def run_mcar(*, fast: bool = False, random_state: int = 0, n_jobs=None,
              data_dir=None) -> ExperimentResult:
     """§4 sanity check: entries missing completely at random (spambase, breast cancer).
 
-    Full mode: 10-50 % of the entries removed, all rows of both data sets. On spambase (4,601
-    rows) kNN and EM imputation choose only their K (with C = 1): their C x K grids dominate the
-    run time (``SPAMBASE_IMPUTER_CS``).
+    Full mode: 10-50 % of the entries removed, all rows of both data sets, complete grids (the
+    C values of one kNN / EM K share one cached imputation).
     """
     levels = [0.3] if fast else MCAR_LEVELS
     n_folds = 2 if fast else 5
@@ -155,17 +165,14 @@ def run_mcar(*, fast: bool = False, random_state: int = 0, n_jobs=None,
     for key, loader, cap in [("spambase", load_spambase, 200 if fast else None),
                              ("breast_cancer", load_breast_cancer_wisconsin,
                               200 if fast else None)]:
-        grids = method_grids(fast=fast, random_state=random_state,
-                             imputer_Cs=SPAMBASE_IMPUTER_CS if key == "spambase" else None)
         X, y = loader(data_dir=data_dir, return_X_y=True)
         X, y = _subsample(X, y, cap, random_state)
         data = [(lv, mcar_corrupt(X, lv, i, random_state), y) for i, lv in enumerate(levels)]
-        frame = cross_validated_errors(data, grids, corruption="RandomDeletion",
-                                       level_name="fraction", n_folds=n_folds,
-                                       random_state=random_state, n_jobs=n_jobs)
+        with cached_method_grids(fast=fast, random_state=random_state) as grids:
+            frame = cross_validated_errors(data, grids, corruption="RandomDeletion",
+                                           level_name="fraction", n_folds=n_folds,
+                                           random_state=random_state, n_jobs=n_jobs)
         sub = f" (stratified subsample of {cap} rows)" if cap and cap < 4601 else ""
-        if key == "spambase" and not fast:
-            sub += " (kNN and EM: K chosen with C = 1)"
         curves.append(CurveResult(
             f"mcar_{key}", f"{key}: entries missing completely at random",
             "fraction of entries removed (train and test)", frame, spread="sem",
@@ -187,10 +194,10 @@ def run_structural(*, fast: bool = False, random_state: int = 0, n_jobs=None,
         X, y = make_structurally_missing(n, n_blocks=6, block_size=3, missing_prob=lv,
                                          noise_std=0.3, random_state=random_state + i)
         data.append((lv, X, y))
-    frame = cross_validated_errors(data, method_grids(fast=fast, random_state=random_state),
-                                   corruption="StructuralAbsence", level_name="missing_prob",
-                                   n_folds=2 if fast else 5, random_state=random_state,
-                                   n_jobs=n_jobs)
+    with cached_method_grids(fast=fast, random_state=random_state) as grids:
+        frame = cross_validated_errors(data, grids, corruption="StructuralAbsence",
+                                       level_name="missing_prob", n_folds=2 if fast else 5,
+                                       random_state=random_state, n_jobs=n_jobs)
     blocks = CurveResult(
         "structural_synthetic", "Synthetic landmarks: blocks structurally absent",
         "probability that a block (landmark) is absent", frame, spread="sem",
@@ -230,10 +237,10 @@ def _subtype_curve(fast, random_state, n_jobs):
                                     subtype_blocks=SUBTYPE_PARTS, noise_std=0.3,
                                     random_state=random_state + 10 * level, **kw)
         data.append((level, X, y))
-    frame = cross_validated_errors(data, method_grids(fast=fast, random_state=random_state),
-                                   corruption="SubtypeAbsence", level_name="setting",
-                                   n_folds=2 if fast else 5, random_state=random_state,
-                                   n_jobs=n_jobs)
+    with cached_method_grids(fast=fast, random_state=random_state) as grids:
+        frame = cross_validated_errors(data, grids, corruption="SubtypeAbsence",
+                                       level_name="setting", n_folds=2 if fast else 5,
+                                       random_state=random_state, n_jobs=n_jobs)
     table = "; ".join(f"{k}: noise in the {v['noise']} space, rule similarity "
                       f"{v['coef_similarity']}, subtype shift {v['subtype_shift']}"
                       for k, v in settings.items())
@@ -254,11 +261,10 @@ def run_votes(*, fast: bool = False, random_state: int = 0, n_jobs=None,
     X, y = load_votes(data_dir=data_dir, return_X_y=True)
     if fast:
         X, y = _subsample(X, y, 200, random_state)
-    frame = cross_validated_errors([(0, X, y)], method_grids(fast=fast,
-                                                             random_state=random_state),
-                                   corruption="none", level_name="dataset",
-                                   n_folds=2 if fast else 5, random_state=random_state,
-                                   n_jobs=n_jobs)
+    with cached_method_grids(fast=fast, random_state=random_state) as grids:
+        frame = cross_validated_errors([(0, X, y)], grids, corruption="none",
+                                       level_name="dataset", n_folds=2 if fast else 5,
+                                       random_state=random_state, n_jobs=n_jobs)
     curve = CurveResult(
         "votes", "House votes 1984: '?' as absent", "(single dataset)", frame, spread="sem",
         intro="435 members x 16 votes; a '?' (did not vote / abstained: 5.6 % of entries) is "

@@ -168,7 +168,8 @@ class GaussianMixtureImputer(TransformerMixin, BaseEstimator):
 
 
 def make_imputation_baseline(name: str, classifier, *, n_neighbors: int = 5,
-                             n_components: int = 5, random_state=None) -> Pipeline:
+                             n_components: int = 5, random_state=None,
+                             memory=None) -> Pipeline:
     """One of the paper's imputation baselines (§4) followed by ``classifier``.
 
     Parameters
@@ -183,6 +184,10 @@ def make_imputation_baseline(name: str, classifier, *, n_neighbors: int = 5,
         K of the EM imputer.
     random_state : None, int or Generator, default=None
         For the EM imputer.
+    memory : None, str or joblib.Memory, default=None
+        The :class:`~sklearn.pipeline.Pipeline`'s cache of fitted imputers: candidates of a
+        parameter search that differ only in the classifier then impute the same training rows
+        once (kNN and EM imputation cost far more than a linear SVC).
 
     Returns
     -------
@@ -201,4 +206,4 @@ def make_imputation_baseline(name: str, classifier, *, n_neighbors: int = 5,
                              keep_empty_features=True)
     else:
         imputer = GaussianMixtureImputer(n_components, random_state=random_state)
-    return Pipeline([("impute", imputer), ("classify", classifier)])
+    return Pipeline([("impute", imputer), ("classify", classifier)], memory=memory)
