@@ -71,8 +71,9 @@ def test_mnist_nightmare_fast_mode():
         assert set(frame["level"]) == {0.0, 0.5}
         assert {"Dropout-SVM (bound)", "Dropout-SVM (gaussian)", "Dropout-Logistic (bound)",
                 "Dropout-Logistic (gaussian)", "MCF-Quadratic", "MCF-Logistic",
-                "Hinge-L2 (LinearSVC)", "LogisticRegression"} == set(frame["estimator"])
+                "Hinge-L2 (LinearSVC)", "LogisticRegression", "FDROP"} == set(frame["estimator"])
         assert (frame.loc[frame["estimator"] == "LogisticRegression", "q"] == 0).all()
+        assert (frame.loc[frame["estimator"] == "FDROP", "q"] == 10).all()  # q holds FDROP's K
         # deleting half the pixels hurts every model
         wide = frame.pivot_table(index="estimator", columns="level", values="error")
         assert (wide[0.5] > wide[0.0]).all()

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
-from ..linear import DropoutLogisticRegression, DropoutSVC, MCFClassifier
+from ..linear import DropoutLogisticRegression, DropoutSVC, FDROPClassifier, MCFClassifier
 
 PAPER = ("N. Chen, J. Zhu, J. Chen and B. Zhang. Dropout training for support vector machines. "
          "AAAI 2014.")
@@ -25,7 +25,10 @@ def make_estimator(name: str, q: float, c: float):
 
     ``c`` is the paper's constant: ``||w||^2 + 2c sum hinge`` (LinearSVC's ``C = c``) and
     ``||w||^2 + c sum logloss`` (LogisticRegression's ``C = c / 2``); the marginalised models
-    take ``C = c`` in their own documented convention.
+    take ``C = c`` in their own documented convention. ``"FDROP"`` (Globerson & Roweis) has no
+    dropout level: its ``q`` slot carries the number K of features its adversary deletes per
+    training row, and ``1/2 ||w||^2 + C sum robust hinge`` takes ``C = c`` as LinearSVC does;
+    it is fitted by the first-order solver (exact solvers are far too slow at MNIST's size).
     """
     if name == "Hinge-L2 (LinearSVC)":
         return LinearSVC(loss="hinge", C=c, max_iter=20_000, random_state=0)
@@ -40,6 +43,8 @@ def make_estimator(name: str, q: float, c: float):
     if name.startswith("Dropout-Logistic"):
         return DropoutLogisticRegression(q=q, C=c,
                                          objective="gaussian" if "gaussian" in name else "bound")
+    if name == "FDROP":
+        return FDROPClassifier(budget=q, C=c, solver="sgd", random_state=0)
     raise ValueError(f"unknown estimator {name!r}")
 
 
