@@ -6,6 +6,7 @@ Experiments return pandas DataFrames and never print or write; the CLI hands the
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -87,8 +88,9 @@ def write_curve(
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
-    RobustnessCurveDisplay(frame, xlabel=xlabel, ylabel=ylabel, title=title).plot(ax=ax,
-                                                                                band=spread)
+    # long titles are wrapped, not cut off at the figure's edge
+    RobustnessCurveDisplay(frame, xlabel=xlabel, ylabel=ylabel,
+                           title=textwrap.fill(title, 60)).plot(ax=ax, band=spread)
     fig.tight_layout()
     fig.savefig(output_dir / f"{name}.png", dpi=110)
     plt.close(fig)
