@@ -43,6 +43,10 @@ def test_method_grids_imputer_cs_only_shrink_knn_and_em():
     assert {k: len(v) for k, v in full.items() if k not in ("knn", "em")} == \
         {k: len(v) for k, v in reduced.items() if k not in ("knn", "em")}
     assert {p[-1][-1].C for p in reduced["knn"] + reduced["em"]} == {1.0}
+    # every baseline SVC has an iteration cap (libsvm's default never stops on some folds)
+    from robustclf.experiments.chechik import SVC_MAX_ITER
+    assert {p[-1][-1].max_iter for name in ("zero", "mean", "flags", "knn", "em")
+            for p in full[name]} == {SVC_MAX_ITER}
 
 
 @pytest.mark.parametrize("name, files", [
