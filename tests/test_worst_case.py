@@ -3,11 +3,16 @@
 from itertools import product
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from robustclf._worst_case import exact_knapsack_deletion, knapsack_deletion
+from robustclf._worst_case import (
+    exact_knapsack_deletion,
+    knapsack_deletion,
+    unit_knapsack_deletion,
+)
 
 
 def brute_force(gains, values, budget):
@@ -121,3 +126,17 @@ def test_no_features_means_no_harm():
     solution = knapsack_deletion(np.zeros((3, 0)), np.zeros(0), 1.0)
     assert solution.relaxed_gain.tolist() == [0.0, 0.0, 0.0]
     assert solution.greedy_mask.shape == (3, 0)
+
+
+@pytest.mark.parametrize("budget", [0.0, 1.0, 2.5, 7.0, 30.0])
+def test_unit_knapsack_equals_the_sorted_knapsack_with_unit_values(budget):
+    rng = np.random.default_rng(3)
+    gains = np.maximum(rng.standard_normal((2, 40, 12)), 0.0)
+    gains[0, :5, :4] = 0.5  # ties at the split
+    harm, delta = unit_knapsack_deletion(gains, budget, fractions=True)
+    expected = knapsack_deletion(gains.reshape(-1, 12), np.ones(12), budget).relaxed_gain
+    np.testing.assert_allclose(harm.ravel(), expected, atol=1e-12)
+    # delta is a feasible deletion that attains the harm
+    assert np.all((delta >= 0) & (delta <= 1 + 1e-12))
+    assert np.all(delta.sum(axis=-1) <= budget + 1e-9)
+    np.testing.assert_allclose((delta * gains).sum(axis=-1), harm, atol=1e-12)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._worst_case import unit_knapsack_deletion
+
 _SGD_BATCH = 128  # rows per mini-batch
 _SGD_SAMPLE = 2048  # rows of the sample on which the initial step is chosen
 _SGD_SAMPLE_PASSES = 4  # passes over that sample per candidate step
@@ -54,31 +56,14 @@ def _padded_rows(csr, rows):
 def _robust_slack_padded(W, S, cols, vals, budget, kept=False):
     """``1 - s_i w.x_i + h_i(w)`` of every (problem, row) from padded rows (no bias).
 
-    ``W`` (k, d), ``S`` (k, rows) the signs. The positive gains ``[s_i w_j x_ij]_+`` of the
-    non-zeros, shape (k, rows, width), are split at their ``floor(K) + 1``-th largest value
-    ``tau`` by ``np.partition``: ``h`` is the sum of the ``floor(K)`` largest plus
-    ``(K - floor(K)) tau``, the fractional knapsack with unit values of ``knapsack_deletion``
-    (zero entries have no gain). With ``kept=True`` also returns the kept fraction
-    ``1 - delta`` of every slot for the subgradient: gains above ``tau`` are deleted, and the
-    budget left is shared by the gains equal to ``tau`` (one of them unless there are ties).
+    ``W`` (k, d), ``S`` (k, rows) the signs. ``h`` is the shared unit-value knapsack
+    (:func:`~robustclf._worst_case.unit_knapsack_deletion`) on the positive gains
+    ``[s_i w_j x_ij]_+`` of the non-zeros, shape (k, rows, width); padding has no gain. With
+    ``kept=True`` also returns the kept fraction ``1 - delta`` of every slot (subgradient).
     """
     contrib = vals[None] * W[:, cols]
     gains = np.maximum(S[:, :, None] * contrib, 0.0)
-    width = cols.shape[1]
-    whole = int(np.floor(budget))
-    if whole >= width:  # every positive gain is deleted
-        harm = gains.sum(axis=2)
-        delta = (gains > 0) if kept else None
-    else:
-        split = np.partition(gains, width - whole - 1, axis=2)[:, :, width - whole - 1:]
-        tau = split[:, :, 0]  # the (floor(K) + 1)-th largest gain; split[1:] are >= tau
-        harm = split[:, :, 1:].sum(axis=2) + (budget - whole) * tau
-        if kept:
-            tau3 = tau[:, :, None]
-            left = budget - (split > tau3).sum(axis=2)  # budget left for the gains equal to tau
-            tied = gains == tau3  # ties may sit outside the split
-            share = np.where(tau > 0, left / tied.sum(axis=2), 0.0)
-            delta = (gains > tau3) + tied * share[:, :, None].astype(gains.dtype)
+    harm, delta = unit_knapsack_deletion(gains, budget, fractions=kept)
     slack = 1.0 - S * contrib.sum(axis=2) + harm
     return (slack, 1.0 - delta) if kept else slack
 
