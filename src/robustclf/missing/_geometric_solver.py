@@ -32,20 +32,15 @@ directly as a QP with cvxpy and Clarabel (optional extra ``conic``; slow, a refe
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.svm import SVC, SVR
+from sklearn.svm import SVC
 
+from ._signed_qp import _BAND, solve_cold, solve_warm
 from .kernels import restricted_sq_norms
 
 __all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings"]
-
-_EPS_START = 1e2  # first SVR epsilon, in units of max(s, 1); raised by _EPS_GROWTH if too small
-_EPS_GROWTH = 1e2
-_EPS_TRIES = 4
-
 
 @dataclass
 class BinaryIterate:
@@ -75,24 +70,6 @@ def decision_binary(K_sv: np.ndarray, s: np.ndarray, it: BinaryIterate) -> np.nd
     return score / s + it.intercept
 
 
-def _eq6_svr(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, tol: float,
-             ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Eq. (6) for fixed ``s`` with an unpenalised bias: (*) with ``a = 1`` as an epsilon-SVR."""
-    eps = _EPS_START * max(float(s.max()), 1.0)
-    for _ in range(_EPS_TRIES):
-        svr = SVR(kernel="precomputed", C=C, epsilon=eps, tol=tol)
-        svr.fit(K, y * (s + eps), sample_weight=1.0 / s)
-        sup, coef = svr.support_, svr.dual_coef_[0]
-        if np.all(y[sup] * coef >= 0.0):
-            break
-        eps *= _EPS_GROWTH
-    else:  # in practice unreachable: needs margins beyond 2e8 * max(s, 1)
-        warnings.warn("Eq. (6) SVR reformulation kept wrong-sign coefficients; the solution "
-                      "is approximate.", RuntimeWarning, stacklevel=3)
-    keep = coef != 0.0
-    return sup[keep], coef[keep].copy(), float(svr.intercept_[0])
-
-
 def _qp_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str,
              ) -> tuple[np.ndarray, np.ndarray, float]:
     """(*) solved as a QP by cvxpy + Clarabel; ``b`` is the multiplier of the equality."""
@@ -115,31 +92,48 @@ def _qp_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str,
 
 def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, tol: float,
               solver: str = "libsvm", buffer: np.ndarray | None = None,
+              start: tuple[np.ndarray, float, np.ndarray, np.ndarray] | None = None,
               ) -> tuple[np.ndarray, np.ndarray, float]:
     """Solve (*) for fixed ``s``; return support, ``c = alpha y / s`` and ``b``.
 
     ``buffer`` (shape of ``K``) receives the rescaled kernel of the Eq. (7) reading, so that
-    the iterations do not allocate a new ``n x n`` matrix each.
+    the iterations do not allocate a new ``n x n`` matrix each. ``start`` — the previous
+    iterate's dense ``c``, ``b``, ``K c`` and scalings — seeds libsvm's solve
+    (:func:`._signed_qp.solve_warm`); the result meets the same optimality conditions as
+    without it. The band of rows solved by libsvm widens by the largest relative change of the
+    scalings, by which the margins can move.
     """
     if solver == "clarabel":
         return _qp_step(K, y, s, C, bias)
     if np.all(s == 1.0):
         svc = SVC(kernel="precomputed", C=C, tol=tol).fit(K, y)
         return svc.support_, svc.dual_coef_[0].copy(), float(svc.intercept_[0])
-    if bias == "scaled":
-        return _eq6_svr(K, y, s, C, tol)
-    inv_s = 1.0 / s
-    Ks = np.multiply(K, inv_s[:, None], out=buffer)
-    Ks *= inv_s
-    svc = SVC(kernel="precomputed", C=C, tol=tol).fit(Ks, y)
-    sup = svc.support_
-    return sup, svc.dual_coef_[0] * inv_s[sup], float(svc.intercept_[0])
+    if bias == "scaled":  # (*) in gamma itself: margins s_i, bounds C / s_i, kernel K
+        d, m, u = np.ones_like(s), s, C / s
+    else:  # (*) in delta = s gamma: margins 1, bounds C, kernel K / (s s')
+        d, m, u = 1.0 / s, np.ones_like(s), np.full_like(s, C)
+    if start is not None:
+        coef0, b0, K_coef0, s0 = start
+        band = _BAND + float(np.max(np.abs(s0 / s - 1.0)))
+        g, b, _ = solve_warm(K, d, y, m, u, tol, coef0 / d, b0, d * K_coef0, band)
+    elif bias == "scaled":
+        g, b = solve_cold(K, y, m, u, tol)
+    else:
+        G = np.multiply(K, d[:, None], out=buffer)
+        G *= d
+        svc = SVC(kernel="precomputed", C=C, tol=tol).fit(G, y)
+        g, b = np.zeros_like(s), float(svc.intercept_[0])
+        g[svc.support_] = svc.dual_coef_[0]
+    coef = g * d
+    sup = np.flatnonzero(coef)
+    return sup, coef[sup], b
 
 
 def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
                patterns: np.ndarray, inverse: np.ndarray, *, C: float, max_iter: int,
                bias: str, tol: float, kernel_params: dict,
-               solver: str = "libsvm") -> tuple[list[BinaryIterate], bool]:
+               solver: str = "libsvm", warm_start: bool = True,
+               ) -> tuple[list[BinaryIterate], bool]:
     """Alternate an SVM solve for fixed ``s`` and ``s_i = ||w^(i)|| / ||w||`` (§3).
 
     Parameters
@@ -151,6 +145,9 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
     patterns, inverse : distinct masks and the pattern index of every row
     C, max_iter, bias, tol, solver : see :class:`~robustclf.missing.GeometricMarginSVC`
     kernel_params : kernel, degree, gamma, coef0
+    warm_start : bool, default=True
+        Seed every libsvm solve after the first with the previous iterate (same optimality
+        conditions, less time; ``False`` only for benchmarks and tests).
 
     Returns
     -------
@@ -162,15 +159,18 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
     s = np.ones(y.shape[0])
     iterates = []
     buffer = np.empty_like(K) if bias == "unscaled" and max_iter > 0 else None
+    start = None
     for _ in range(max_iter + 1):
-        sup, coef, b = _svm_step(K, y, s, C, bias, 1e-3, solver, buffer)
+        sup, coef, b = _svm_step(K, y, s, C, bias, 1e-3, solver, buffer, start)
         sq, full = restricted_sq_norms(X0[sup], M[sup], coef, patterns, **kernel_params)
         s_new = scalings(sq, full)[inverse]
         it = BinaryIterate(sup, coef, b, bias == "scaled", 0.0, s)
         dense = np.zeros(y.shape[0])
         dense[sup] = coef
-        f = decision_binary(K, s_new, BinaryIterate(np.arange(y.shape[0]), dense, b,
-                                                    it.scaled_bias, 0.0, s))
+        K_coef = K @ dense
+        if warm_start:
+            start = (dense, b, K_coef, s)
+        f = (K_coef + b) / s_new if it.scaled_bias else K_coef / s_new + b  # Eq. (7)
         it.objective = 0.5 * full + C * float(np.maximum(0.0, 1.0 - y * f).sum())
         iterates.append(it)
         if np.max(np.abs(s_new - s)) < tol:
