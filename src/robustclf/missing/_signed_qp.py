@@ -125,8 +125,10 @@ def solve_warm(K: np.ndarray, d: np.ndarray, y: np.ndarray, m: np.ndarray, u: np
     rounds : int
         Reduced solves made; 0 when it fell back to a cold solve.
     """
+    scaled = bool(np.any(d != 1.0))
+
     def G_times(v: np.ndarray) -> np.ndarray:
-        return d * (K @ (d * v))
+        return d * (K @ (d * v)) if scaled else K @ v
 
     n = y.shape[0]
     if G_g_start is None:
@@ -148,7 +150,10 @@ def solve_warm(K: np.ndarray, d: np.ndarray, y: np.ndarray, m: np.ndarray, u: np
         direction = np.concatenate([y[up], -y[down]])
         room = np.concatenate([u[up] - y[up] * g0[up], y[down] * g0[down]])
         lin = (m * y - G_times(g0))[rows]
-        G_rows = d[rows, None] * K[np.ix_(rows, rows)] * d[rows]
+        G_rows = K[np.ix_(rows, rows)]
+        if scaled:
+            G_rows *= d[rows, None]
+            G_rows *= d[rows]
         result = _svr_solve(G_rows, direction, lin, room, -float(g0.sum()), tol)
         if result is None:
             break

@@ -83,7 +83,9 @@ def masked_kernel(X0: np.ndarray, MX: np.ndarray, Y0: np.ndarray, MY: np.ndarray
     G = X0 @ Y0.T
     if kernel == "linear":
         return G
-    return (gamma * G + coef0) ** degree
+    G *= gamma  # in place: the n x n kernel is the largest array of a fit
+    G += coef0
+    return np.power(G, degree, out=G)
 
 
 _MAX_CLOSED_FORM_DEGREE = 3
