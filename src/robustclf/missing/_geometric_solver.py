@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.svm import SVC
 
-from ._signed_qp import _BAND, solve_cold, solve_warm
+from ._signed_qp import _BAND, _MAX_BAND, solve_cold, solve_warm
 from .kernels import restricted_sq_norms
 
 __all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings"]
@@ -101,7 +101,8 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
     iterate's dense ``c``, ``b``, ``K c`` and scalings — seeds libsvm's solve
     (:func:`._signed_qp.solve_warm`); the result meets the same optimality conditions as
     without it. The band of rows solved by libsvm widens by the largest relative change of the
-    scalings, by which the margins can move.
+    scalings, by which the margins can move; beyond ``_MAX_BAND`` (a scaling more than halved or
+    doubled) the previous iterate says little about the new problem and the solve is cold.
     """
     if solver == "clarabel":
         return _qp_step(K, y, s, C, bias)
@@ -112,9 +113,9 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
         d, m, u = np.ones_like(s), s, C / s
     else:  # (*) in delta = s gamma: margins 1, bounds C, kernel K / (s s')
         d, m, u = 1.0 / s, np.ones_like(s), np.full_like(s, C)
-    if start is not None:
-        coef0, b0, K_coef0, s0 = start
-        band = _BAND + float(np.max(np.abs(s0 / s - 1.0)))
+    band = np.inf if start is None else _BAND + float(np.max(np.abs(start[3] / s - 1.0)))
+    if band <= _MAX_BAND:
+        coef0, b0, K_coef0, _ = start
         g, b, _ = solve_warm(K, d, y, m, u, tol, coef0 / d, b0, d * K_coef0, band)
     elif bias == "scaled":
         g, b = solve_cold(K, y, m, u, tol)

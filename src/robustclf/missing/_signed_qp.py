@@ -42,7 +42,8 @@ _EPS_GROWTH = 1e2
 _EPS_TRIES = 4
 _PIN = 1e3  # the extra row's reward, in units of eps + |r| + max |linear term| + 1
 _BAND = 0.2  # rows within m_i (1 +- _BAND) of their margin are solved by libsvm
-_MAX_ROUNDS = 6  # KKT rounds before falling back to a cold solve
+_MAX_BAND = 1.0  # beyond it (scalings more than halved or doubled) a cold solve is made
+_MAX_ROUNDS = 6
 
 
 def _svr_solve(G: np.ndarray, y: np.ndarray, lin: np.ndarray, u: np.ndarray, r: float,
