@@ -145,3 +145,21 @@ def test_warm_started_iterations_match_cold_ones(bias, kernel):
     for a, b in zip(runs[True], runs[False], strict=True):
         assert a.objective == pytest.approx(b.objective, rel=2e-3)
         np.testing.assert_allclose(a.fit_scalings, b.fit_scalings, atol=5e-3)
+
+
+def test_large_change_of_the_scalings_solves_cold(monkeypatch):
+    """Beyond _MAX_BAND the previous iterate is not used; within it, it is."""
+    from robustclf.missing import _geometric_solver as gs
+
+    X, K, y, s = _problem(80, seed=7)
+    calls = []
+    monkeypatch.setattr(gs, "solve_warm", lambda *a, **k: calls.append(a) or sq.solve_warm(*a))
+    coef, b = _cold(K, np.ones_like(s), y, np.ones_like(s), np.ones_like(s), 1e-6)
+    start = (coef, b, K @ coef, np.ones_like(s))
+    small = np.full_like(s, 0.8)  # band 0.2 + 0.25
+    gs._svm_step(K, y, small, 1.0, "scaled", 1e-6, start=start)
+    assert len(calls) == 1
+    tiny = s.copy()
+    tiny[0] = 0.3  # 1 / 0.3 - 1 > _MAX_BAND
+    gs._svm_step(K, y, tiny, 1.0, "scaled", 1e-6, start=start)
+    assert len(calls) == 1

@@ -26,7 +26,9 @@ constraint is the stationarity in the bias ``b`` (whose multiplier ``b`` is):
   ``a_i = s_i``, i.e. ``sum_i alpha_i y_i = 0``: a C-SVC on ``K_ij / (s_i s_j)``.
 
 With all ``s_i = 1`` (the first iterate, or data without missing values) the two coincide with
-the ordinary SVM, and a plain C-SVC on ``K`` is solved. ``solver="clarabel"`` solves (*)
+the ordinary SVM, and a plain C-SVC on ``K`` is solved. Every later solve is warm-started from
+the previous iterate (:mod:`robustclf.missing._signed_qp`: same optimality conditions, usually
+far less time), unless a scaling more than halved or doubled. ``solver="clarabel"`` solves (*)
 directly as a QP with cvxpy and Clarabel (optional extra ``conic``; slow, a reference).
 """
 

@@ -13,19 +13,30 @@ epsilon-SVR does not: with targets ``z = m y + eps y``, ``sample_weight = u / ma
 solves (QP) as soon as it has none (otherwise ``eps`` is raised). Its intercept is the
 multiplier ``b`` of the equality.
 
-**Warm start** (:func:`solve_warm`). libsvm starts every solve from ``g = 0``, and on the
-rescaled problems of the later iterates most of its SMO steps move the ~40 % of rows whose
-coefficient ends at the upper bound from 0 to ``u_i`` one pair at a time. The previous iterate
-tells which rows those are: with its ``(g, b)`` evaluated under the new ``(G, m)``, rows whose
-margin ``y_i (G g + b)_i`` is below ``m_i (1 - band)`` are *fixed* at ``y_i g_i = u_i``, rows above
-``m_i (1 + band)`` are left out at 0, and libsvm solves (QP) on the rows in between, with the
-fixed rows folded into the linear term and into ``r``. A non-zero ``r`` is carried by one extra
-row that has no kernel interaction, box ``|r|`` and a linear reward that pins it at ``-r``.
+**Warm start** (:func:`solve_warm`). libsvm starts every solve from ``g = 0``. On the rescaled
+problems of the later iterates a cold solve needs about twice the SMO iterations of the first one
+on ``K`` (a scaling ``s_i < 1`` acts like a larger C), most of them moving rows from 0 to their
+bound or back to where the previous iterate already had them. The previous iterate ``(g, b)``,
+evaluated under the new ``(G, m)``, seeds the solve in three ways:
+
+1. *Partition.* Rows whose margin ``y_i (G g + b)_i`` is below ``m_i (1 - band)`` are fixed at
+   their bound ``y_i g_i = u_i``, rows above ``m_i (1 + band)`` are left out at 0, and libsvm
+   solves (QP) only on the rows in between, with the fixed rows folded into the linear term.
+2. *Starting point.* The solved rows start where the previous iterate had them (clipped into the
+   new box), and libsvm solves for the step ``h = g - g0``. Its box ``y_i h_i in [-p_i, u_i - p_i]``
+   is not symmetric, which the SVR cannot express, so a row with room both ways appears twice
+   with the same kernel column, one copy per direction, each sign-constrained as above.
+3. *Sum.* The start's sum ``sum g0`` is generally not 0, so the step must sum to ``-sum g0``: a
+   non-zero ``r`` is carried by one extra row with no kernel interaction, box ``|r|`` and a
+   linear reward that pins it at ``-r``.
+
 The KKT conditions of (QP) are then checked on *every* row (fixed rows need margin ``<= m_i``,
-left-out rows ``>= m_i``, both up to ``tol``); violators join the solved rows and the reduced
-problem is solved again. The result therefore satisfies the same optimality conditions as a
-cold solve; only the time differs. This is a standard decomposition (the working set of
-SVMlight/libsvm's shrinking, seeded from the previous iterate), not a new QP solver.
+left-out rows ``>= m_i``, both up to ``tol``); if one fails, the rows are partitioned again
+around the new point, the violators are solved in any case, and the reduced problem is solved
+again (at most ``_MAX_ROUNDS`` times, then a cold solve). The result therefore meets the same
+optimality conditions as a cold solve; only the time differs. This is a standard decomposition
+(the working set of SVMlight, libsvm's shrinking) seeded from the previous iterate, with libsvm
+as the solver, not a new QP solver.
 """
 
 from __future__ import annotations
