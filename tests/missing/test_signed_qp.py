@@ -163,3 +163,14 @@ def test_large_change_of_the_scalings_solves_cold(monkeypatch):
     tiny[0] = 0.3  # 1 / 0.3 - 1 > _MAX_BAND
     gs._svm_step(K, y, tiny, 1.0, "scaled", 1e-6, start=start)
     assert len(calls) == 1
+
+
+def test_room_for_the_pinned_row_is_optional():
+    X, K, y, s = _problem(50, seed=8)
+    u, lin = 1.0 / s, s * y
+    padded = np.pad(K, ((0, 1), (0, 1)), constant_values=7.0)  # junk in the spare slot
+    for r in (0.0, 0.2 * float(u[y > 0].sum())):
+        g_a, b_a = sq._svr_solve(K, y, lin, u, r, 1e-8)
+        g_b, b_b = sq._svr_solve(padded.copy(), y, lin, u, r, 1e-8)
+        np.testing.assert_allclose(g_b, g_a, atol=1e-10)
+        assert b_b == pytest.approx(b_a, abs=1e-10)

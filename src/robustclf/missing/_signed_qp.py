@@ -61,16 +61,22 @@ def _svr_solve(G: np.ndarray, y: np.ndarray, lin: np.ndarray, u: np.ndarray, r: 
                tol: float) -> tuple[np.ndarray, float] | None:
     """(QP) with linear term ``lin`` (``= m y`` plus folded rows) and sum ``r``.
 
-    Returns the dense ``g`` and ``b``, or None when the extra row is not pinned at ``-r``
-    (the reduced problem is infeasible or badly scaled; the caller falls back).
+    ``G`` has shape ``(n, n)``, or ``(n + 1, n + 1)`` with room for the extra row (whose entries
+    are overwritten). Returns the dense ``g`` and ``b``, or None when the extra row is not
+    pinned at ``-r`` (the reduced problem is infeasible or badly scaled; the caller falls back).
     """
     n = y.shape[0]
     pinned = r != 0.0
     if pinned and not -u[y < 0].sum() < r < u[y > 0].sum():
         return None  # no g of the right signs sums to r
     if pinned:  # extra row n: no kernel interaction, g_n = -r at the optimum
-        G = np.pad(G, ((0, 1), (0, 1)))
+        if G.shape[0] == n:
+            G = np.pad(G, ((0, 1), (0, 1)))
+        G[n, :] = 0.0
+        G[:, n] = 0.0
         G[n, n] = 1.0
+    elif G.shape[0] > n:
+        G = G[:n, :n].copy()
     scale = max(float(np.abs(lin).max(initial=0.0)), 1.0)
     eps = _EPS_START * scale
     u_max = float(u.max(initial=0.0))
@@ -162,10 +168,11 @@ def solve_warm(K: np.ndarray, d: np.ndarray, y: np.ndarray, m: np.ndarray, u: np
         direction = np.concatenate([y[up], -y[down]])
         room = np.concatenate([u[up] - y[up] * g0[up], y[down] * g0[down]])
         lin = (m * y - G_times(g0))[rows]
-        G_rows = K[np.ix_(rows, rows)]
+        slot = np.append(rows, 0)  # one gather, with a row and column for the pinned row
+        G_rows = K[np.ix_(slot, slot)]
         if scaled:
-            G_rows *= d[rows, None]
-            G_rows *= d[rows]
+            G_rows[:-1] *= d[rows, None]
+            G_rows[:, :-1] *= d[rows]
         result = _svr_solve(G_rows, direction, lin, room, -float(g0.sum()), tol)
         if result is None:
             break
