@@ -84,6 +84,19 @@ def test_missingness_patterns_group_rows():
     np.testing.assert_array_equal(patterns[inverse], M)
 
 
+@settings(max_examples=50, deadline=None)
+@given(n=st.integers(0, 40), d=st.integers(1, 20), n_patterns=st.integers(1, 6),
+       seed=st.integers(0, 10_000))
+def test_missingness_patterns_equal_numpy_unique_rows(n, d, n_patterns, seed):
+    """The packed-bits grouping gives np.unique(axis=0)'s patterns, order and inverse."""
+    rng = np.random.default_rng(seed)
+    M = (rng.random((n_patterns, d)) < 0.6)[rng.integers(0, n_patterns, n)]
+    patterns, inverse = missingness_patterns(M)
+    ref, ref_inverse = np.unique(M, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(patterns, ref)
+    np.testing.assert_array_equal(inverse, np.asarray(ref_inverse).ravel())
+
+
 @pytest.mark.parametrize("degree", [1, 2, 3])
 def test_poly_closed_form_norms_match_one_gram_matrix_per_pattern(degree):
     X0, M = _data(5, n=40, d=6, p_missing=0.4)
