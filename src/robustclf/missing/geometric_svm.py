@@ -66,7 +66,10 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         (an epsilon-SVR with per-instance margins; exact, unpenalised bias).
     solver : {"libsvm", "clarabel"}, default="libsvm"
         Solver of the SVM for fixed scalings. ``"libsvm"``: scikit-learn's SVC (Eq. 7 reading,
-        and every first iterate) or SVR (Eq. 6 reading) on the precomputed kernel.
+        and every first iterate) or SVR (Eq. 6 reading) on the precomputed kernel; every later
+        solve is warm-started from the previous iterate (fixed rows at their bounds, libsvm on
+        the rows near the margin, KKT check on all rows; :mod:`robustclf.missing._signed_qp`),
+        with the same optimality conditions as a cold solve.
         ``"clarabel"``: the same dual QP solved by cvxpy with Clarabel (optional extra
         ``conic``; an interior-point reference, much slower for large ``n``).
     early_stopping : bool, default=False
