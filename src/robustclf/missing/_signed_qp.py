@@ -98,8 +98,8 @@ def _svr_solve(G: np.ndarray, y: np.ndarray, lin: np.ndarray, u: np.ndarray, r: 
     else:  # in practice unreachable: needs margins beyond 2e8 * max(|lin|, 1)
         if pinned:
             return None
-        warnings.warn("Eq. (6) SVR reformulation kept wrong-sign coefficients; the solution "
-                      "is approximate.", RuntimeWarning, stacklevel=4)
+        warnings.warn("The SVR reformulation of the SVM dual kept wrong-sign coefficients; "
+                      "the solution is approximate.", RuntimeWarning, stacklevel=4)
     if pinned and abs(g[n] + r) > 1e-9 * max(abs(r), 1.0):
         return None
     return g[:n], float(svr.intercept_[0])
