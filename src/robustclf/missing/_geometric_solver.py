@@ -116,9 +116,12 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
     else:  # (*) in delta = s gamma: margins 1, bounds C, kernel K / (s s')
         d, m, u = 1.0 / s, np.ones_like(s), np.full_like(s, C)
     band = np.inf if start is None else _BAND + float(np.max(np.abs(start[3] / s - 1.0)))
+    warm = None
     if band <= _MAX_BAND:
         coef0, b0, K_coef0, _ = start
-        g, b, _ = solve_warm(K, d, y, m, u, tol, coef0 / d, b0, d * K_coef0, band)
+        warm = solve_warm(K, d, y, m, u, tol, coef0 / d, b0, d * K_coef0, band)
+    if warm is not None:
+        g, b, _ = warm
     elif bias == "scaled":
         g, b = solve_cold(K, y, m, u, tol)
     else:

@@ -33,7 +33,8 @@ evaluated under the new ``(G, m)``, seeds the solve in three ways:
 The KKT conditions of (QP) are then checked on *every* row (fixed rows need margin ``<= m_i``,
 left-out rows ``>= m_i``, both up to ``tol``); if one fails, the rows are partitioned again
 around the new point, the violators are solved in any case, and the reduced problem is solved
-again (at most ``_MAX_ROUNDS`` times, then a cold solve). The result therefore meets the same
+again (at most ``_MAX_ROUNDS`` times; then, or when the start does not help, the caller solves
+cold). The result therefore meets the same
 optimality conditions as a cold solve; only the time differs. This is a standard decomposition
 (the working set of SVMlight, libsvm's shrinking) seeded from the previous iterate, with libsvm
 as the solver, not a new QP solver.
@@ -116,13 +117,13 @@ def solve_cold(G: np.ndarray, y: np.ndarray, m: np.ndarray, u: np.ndarray,
 def solve_warm(K: np.ndarray, d: np.ndarray, y: np.ndarray, m: np.ndarray, u: np.ndarray,
                tol: float, g_start: np.ndarray, b_start: float,
                G_g_start: np.ndarray | None = None, band: float = _BAND,
-               ) -> tuple[np.ndarray, float, int]:
+               ) -> tuple[np.ndarray, float, int] | None:
     """(QP) on ``G = diag(d) K diag(d)``, seeded by a previous solution (module docstring).
 
     Parameters
     ----------
     K : ndarray of shape (n, n)
-        Kernel; ``G`` is never formed unless the warm start falls back to a cold solve.
+        Kernel; ``G`` is never formed.
     d : ndarray of shape (n,)
         Row and column scaling of ``K``.
     y : ndarray of shape (n,), in {-1, +1}
@@ -138,10 +139,10 @@ def solve_warm(K: np.ndarray, d: np.ndarray, y: np.ndarray, m: np.ndarray, u: np
 
     Returns
     -------
-    g : ndarray of shape (n,)
-    b : float
-    rounds : int
-        Reduced solves made; 0 when it fell back to a cold solve.
+    (g, b, rounds) : ndarray of shape (n,), float, int
+        The solution and the number of reduced solves made; or None when the start does not
+        help (more than 3/4 of the rows to solve, no rows, an infeasible reduced problem, or
+        ``_MAX_ROUNDS`` rounds without meeting the KKT conditions): the caller solves cold.
     """
     scaled = bool(np.any(d != 1.0))
 
@@ -188,4 +189,4 @@ def solve_warm(K: np.ndarray, d: np.ndarray, y: np.ndarray, m: np.ndarray, u: np
         fixed = margin < m * (1.0 - band)
         solved = (~fixed & (margin <= m * (1.0 + band))) | leave | enter
         fixed &= ~solved
-    return (*solve_cold(d[:, None] * K * d, y, m, u, tol), 0)
+    return None
