@@ -19,15 +19,14 @@ columns at once.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._compat import LinearClassifierMixin, validate_data
+from .._convergence import warn_not_converged
 
 __all__ = [
     "LinearClassifierBase",
@@ -67,17 +66,35 @@ def ovr_targets(y: np.ndarray, name: str = "This classifier") -> tuple[np.ndarra
     return classes, np.where(codes[:, None] == np.arange(classes.size), 1.0, -1.0)
 
 
-def warn_if_not_converged(estimator, converged: np.ndarray, max_iter: int) -> None:
-    """Emit scikit-learn's ``ConvergenceWarning`` if any binary problem hit ``max_iter``."""
-    converged = np.asarray(converged, dtype=bool)
-    if not converged.all():
-        warnings.warn(
-            f"{type(estimator).__name__} did not converge in max_iter={max_iter} iterations "
-            f"for {np.count_nonzero(~converged)} of {converged.size} binary problem(s); "
-            "increase max_iter or tol, or scale the data.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+def warn_if_not_converged(estimator, converged: np.ndarray, max_iter: int, *,
+                          measure=None, measure_name: str | None = None,
+                          tol: float | None = None, reason: str | None = None) -> None:
+    """Emit scikit-learn's ``ConvergenceWarning`` if any binary problem did not converge.
+
+    Parameters
+    ----------
+    estimator : estimator
+    converged : array-like of bool
+        Whether each binary problem met its optimality criterion.
+    max_iter : int
+        The iteration limit (named in the message when ``reason`` is None).
+    measure, measure_name, tol : optional
+        The optimality measure of each problem at the returned point, its name and target;
+        the largest value among the problems that did not converge is reported.
+    reason : str or None
+        Why the solver stopped (default: ``max_iter`` was reached).
+    """
+    converged = np.asarray(converged, dtype=bool).ravel()
+    if converged.all():
+        return
+    if measure is not None:
+        measure = np.broadcast_to(np.asarray(measure, dtype=float).ravel(),
+                                  converged.shape)[~converged]
+    warn_not_converged(
+        estimator, reason=reason or f"max_iter={max_iter} iterations were reached",
+        measure_name=measure_name, measure=measure, tol=tol,
+        n_failed=int(np.count_nonzero(~converged)), n_problems=converged.size,
+        advice="Increase max_iter, or scale the data.", stacklevel=4)
 
 
 class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
