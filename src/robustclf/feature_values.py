@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._validation import check_feature_values, check_labels, check_matrix
 
@@ -22,6 +23,8 @@ __all__ = ["mutual_info_values", "resolve_feature_values"]
 # Columns processed at once by mutual_info_values: bounds memory at about
 # n_samples * _COLUMN_BLOCK * n_classes floats.
 _COLUMN_BLOCK = 64
+# Thresholds evaluated at once for a sparse X (memory about 10 * _ENTRY_BLOCK * n_classes floats).
+_ENTRY_BLOCK = 16384
 
 
 def mutual_info_values(X, y) -> np.ndarray:
@@ -29,8 +32,8 @@ def mutual_info_values(X, y) -> np.ndarray:
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Training rows (finite).
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training rows (finite). A sparse matrix is never densified (see Notes).
     y : array-like of shape (n_samples,)
         Training labels (two or more classes).
 
@@ -47,13 +50,32 @@ def mutual_info_values(X, y) -> np.ndarray:
     column is sorted, class counts below each position come from a cumulative sum, and the
     mutual information of the resulting 2 x K contingency tables is evaluated in one vectorised
     expression (natural logarithms; the base cancels in the normalisation). Cost O(m n log m).
+
+    For a sparse ``X`` the same thresholds are tried column-wise on the stored entries only: the
+    zeros of a column form one group (its class counts are the column's complement), so every
+    column is a sorted list of its non-zeros plus one zero entry, all columns in one sort of
+    ``nnz + n_features`` entries (:func:`_sparse_scores`); memory O((nnz + n) K), never O(m n).
+    Same values as the dense computation.
     """
-    X = check_matrix(X)
+    X = check_matrix(X, accept_sparse=True)
     y = check_labels(y, X.shape[0])
     m, n = X.shape
     _, y_idx = np.unique(y, return_inverse=True)
     onehot = np.eye(int(y_idx.max()) + 1)[y_idx]  # (m, K)
     class_total = onehot.sum(axis=0)  # (K,)
+    scores = _sparse_scores(sp.csc_matrix(X), onehot, class_total) if sp.issparse(X) \
+        else _dense_scores(X, onehot, class_total)
+    total = scores.sum()
+    if total <= 0:
+        warnings.warn("no feature is informative about y; using uniform feature values.",
+                      UserWarning, stacklevel=2)
+        return np.ones(n)
+    return scores * (n / total)
+
+
+def _dense_scores(X, onehot, class_total):
+    """``max_c I([x_j > c]; y)`` of every column of a dense ``X``, by blocks of columns."""
+    m, n = X.shape
     scores = np.zeros(n)
     for start in range(0, n, _COLUMN_BLOCK):  # blocks of columns, to bound memory
         block = X[:, start:start + _COLUMN_BLOCK]
@@ -65,12 +87,43 @@ def mutual_info_values(X, y) -> np.ndarray:
         info = _binary_split_information(below, above, m)
         info = np.where(valid, info, 0.0)
         scores[start:start + _COLUMN_BLOCK] = info.max(axis=0) if m > 1 else 0.0
-    total = scores.sum()
-    if total <= 0:
-        warnings.warn("no feature is informative about y; using uniform feature values.",
-                      UserWarning, stacklevel=2)
-        return np.ones(n)
-    return scores * (n / total)
+    return scores
+
+
+def _sparse_scores(X, onehot, class_total):
+    """``max_c I([x_j > c]; y)`` of every column of a CSC ``X`` from its stored entries.
+
+    Each column contributes its stored entries (one-hot class counts) and one entry of value 0
+    carrying the class counts of its zeros; entries are sorted by (column, value), counts
+    accumulated within each column, and a threshold is valid after an entry whose next entry in
+    the same column has a larger value (ties stay on one side, as in the dense case).
+    """
+    X = sp.csc_matrix(X, copy=True)
+    X.sum_duplicates()
+    m, n = X.shape
+    col = np.repeat(np.arange(n), np.diff(X.indptr))
+    nz_counts = np.zeros((n, onehot.shape[1]))
+    np.add.at(nz_counts, col, onehot[X.indices])
+    zero_counts = class_total - nz_counts  # the zeros of every column (maybe none)
+    value = np.concatenate([X.data, np.zeros(n)])
+    owner = np.concatenate([col, np.arange(n)])
+    counts = np.concatenate([onehot[X.indices], zero_counts])
+    order = np.lexsort((value, owner))
+    value, owner, counts = value[order], owner[order], counts[order]
+    cum = np.cumsum(counts, axis=0)  # integer counts: exact in float64
+    start = np.searchsorted(owner, np.arange(n))
+    before = np.where(start[:, None] > 0, cum[np.maximum(start - 1, 0)], 0.0)
+    below = cum - before[owner]  # counts with x <= this entry's value, within its column
+    above = class_total - below
+    valid = np.zeros(owner.size, dtype=bool)
+    valid[:-1] = (owner[1:] == owner[:-1]) & (value[1:] > value[:-1])
+    scores = np.zeros(n)
+    if m > 1:
+        where = np.flatnonzero(valid)
+        for chunk in range(0, where.size, _ENTRY_BLOCK):  # bounds the temporaries
+            at = where[chunk:chunk + _ENTRY_BLOCK]
+            np.maximum.at(scores, owner[at], _binary_split_information(below[at], above[at], m))
+    return scores
 
 
 def _binary_split_information(below: np.ndarray, above: np.ndarray, m: int) -> np.ndarray:

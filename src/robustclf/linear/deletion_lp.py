@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed
 
 from .._validation import (
@@ -69,17 +68,29 @@ default="uniform"
         MNIST rows), where the cutting planes switch stubborn examples to Eq. (4)'s own rows.
         ``"subgradient"`` is a first-order method for data too large for an LP: projected
         stochastic subgradient descent with AdaGrad steps on the same objective, restarted every
-        10 epochs from the stage's suffix average with the step halved (approximate, no
-        certificate; spambase fold: within 1e-4 relative of the optimum after 40-50 epochs,
-        about 2 s, see ``solve_subgradient``).
+        10 epochs from the stage's suffix average with the step halved (spambase fold: within
+        1e-4 relative of the optimum after 40-50 epochs, about 2 s, see ``solve_subgradient``).
+        Its certificate is the ergodic dual of its own subgradients, a valid but loose lower
+        bound (O(1 / sqrt(epochs))): it stops when that gap is below ``tol``, which in practice
+        it does not reach, so at its defaults it ends with a ``ConvergenceWarning`` giving the
+        certified gap reached. Use it knowing that it is approximate.
     chunk_size : int or None, default=None
         If given, the paper's bagging variant: the rows are shuffled and split into chunks of
         about this size, Eq. (4) is solved on each, and the weight vectors and biases are
         averaged.
     tol : float, default=1e-8
-        Cutting planes: relative gap between the exact objective and the cut LP's bound.
+        The certified relative optimality gap ``(F - bound) / max(F, 1e-3)`` at which the
+        cutting planes (bound: the cut LP's value) and the subgradient method (bound: its
+        ergodic dual) stop; the ``"lp"`` solver runs HiGHS to its own optimality tolerances.
+        A fit that stops short of ``tol`` (``max_iter``, ``time_limit``, a non-optimal HiGHS
+        status) raises a ``ConvergenceWarning`` naming the gap reached.
     max_iter : int or None, default=None
         Cutting-plane rounds (default 100) or subgradient epochs (default 50).
+    time_limit : float or None, default=None
+        Seconds allowed to each binary problem (and chunk) of the ``"lp"`` solver (passed to
+        HiGHS) and of the cutting planes (their HiGHS solves included). On the limit the best
+        point found is returned with a ``ConvergenceWarning``; if HiGHS has no point at all, a
+        ``RuntimeError``. None: no limit.
     n_jobs : int or None, default=None
         Parallel jobs (joblib) over classes (one-vs-rest) and chunks.
     random_state : None, int or Generator, default=None
@@ -95,6 +106,12 @@ default="uniform"
         The resolved v_j.
     objective_ : ndarray of shape (n_problems,)
         Eq. (4)'s objective at the solution of each binary problem (per chunk averaged).
+    lower_bound_ : ndarray of shape (n_problems,)
+        The solver's certified lower bound on Eq. (4)'s optimum (per chunk averaged; ``nan``
+        where the ``"lp"`` solver stopped early).
+    gap_ : ndarray of shape (n_problems,)
+        The certified relative gap ``(objective - lower bound) / max(objective, 1e-3)`` of each
+        binary problem (largest over chunks); ``inf`` without a bound.
     n_iter_ : ndarray of shape (n_problems,)
         Solver iterations (HiGHS iterations, cutting-plane rounds or epochs), max over chunks.
     n_features_in_ : int
@@ -106,7 +123,7 @@ default="uniform"
 
     def __init__(self, budget=1.0, *, feature_values="uniform", margin=1.0, weight_bound=10.0,
                  fit_intercept=True, solver="cutting_plane", chunk_size=None, tol=1e-8,
-                 max_iter=None, n_jobs=None, random_state=None):
+                 max_iter=None, time_limit=None, n_jobs=None, random_state=None):
         self.budget = budget
         self.feature_values = feature_values
         self.margin = margin
@@ -116,6 +133,7 @@ default="uniform"
         self.chunk_size = chunk_size
         self.tol = tol
         self.max_iter = max_iter
+        self.time_limit = time_limit
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -129,12 +147,13 @@ default="uniform"
             check_int(self.chunk_size, "chunk_size", minimum=2)
         if self.max_iter is not None:
             check_max_iter(self.max_iter)
+        if self.time_limit is not None:
+            check_positive(self.time_limit, "time_limit")
 
     def _fit_ovr(self, X, Y):
         """Solve Eq. (4) for every one-vs-rest column of ``Y`` (and every chunk)."""
         labels = np.argmax(Y, axis=1) if Y.shape[1] > 1 else Y[:, 0]
-        Xd = X.toarray() if sp.issparse(X) and isinstance(self.feature_values, str) else X
-        values = resolve_feature_values(self.feature_values, Xd, labels)
+        values = resolve_feature_values(self.feature_values, X, labels)  # sparse stays sparse
         budget = check_nonnegative(self.budget, "budget")
         total = float(values.sum())
         if budget >= total:
@@ -149,7 +168,8 @@ default="uniform"
         else:
             chunks = np.array_split(rng.permutation(m), int(np.ceil(m / self.chunk_size)))
         options = dict(margin=float(self.margin), weight_bound=float(self.weight_bound),
-                       fit_intercept=bool(self.fit_intercept), tol=float(self.tol))
+                       fit_intercept=bool(self.fit_intercept), tol=float(self.tol),
+                       time_limit=None if self.time_limit is None else float(self.time_limit))
         if self.max_iter is not None:
             options["max_iter"] = int(self.max_iter)
         solve = SOLVERS[self.solver]
@@ -161,8 +181,14 @@ default="uniform"
         per = [results[i:i + len(chunks)] for i in range(0, len(results), len(chunks))]
         self.objective_ = np.array([np.mean([r.objective for r in rs]) for rs in per])
         self.n_iter_ = np.array([max(r.n_iter for r in rs) for rs in per])
-        warn_if_not_converged(self, [all(r.converged for r in rs) for rs in per],
-                              options.get("max_iter", _DEFAULT_MAX_ITER.get(self.solver, 0)))
+        self.lower_bound_ = np.array([np.mean([r.lower_bound for r in rs]) for rs in per])
+        self.gap_ = np.array([max(r.gap for r in rs) for rs in per])
+        reasons = sorted({r.reason for rs in per for r in rs if r.reason is not None})
+        warn_if_not_converged(
+            self, [all(r.converged for r in rs) for rs in per],
+            options.get("max_iter", _DEFAULT_MAX_ITER.get(self.solver, 0)),
+            measure=self.gap_, measure_name="certified relative optimality gap",
+            tol=float(self.tol), reason="; ".join(reasons) or None)
         coef = np.array([np.mean([r.coef for r in rs], axis=0) for rs in per])
         intercept = np.array([np.mean([r.intercept for r in rs]) for rs in per])
         return coef, intercept
