@@ -7,60 +7,89 @@ lowers it by ``sum_{j in D} g_j``. The adversary therefore solves a 0/1 knapsack
 
     max_{delta in {0,1}^n} sum_j delta_j g_j   s.t.   sum_j delta_j v_j <= N.        (K)
 
-Its LP relaxation (delta in [0, 1]^n) is a *fractional* knapsack, solved exactly by sorting the
-items with positive gain by ``g_j / v_j`` and taking them in that order until the budget is spent
-(the last one fractionally). Items with ``v_j = 0`` and ``g_j > 0`` are free and always taken;
-items with ``g_j <= 0`` never help the adversary. This is Dekel & Shamir's Eq. (7) after the
-change of variables ``tau = 1 - delta`` (tau marks the *kept* features, ``P = V([n]) - N``).
+(the inner minimum of Dekel & Shamir's Eq. (2), and their Eq. (6) with ``gamma = 0``, after the
+change of variables ``tau = 1 - delta``: tau marks the *kept* features, ``V(J) >= V([n]) - N``).
+Items with ``v_j = 0`` and ``g_j > 0`` are free and always taken; items with ``g_j <= 0`` never help
+the adversary. Three solutions of (K) are computed here, for all rows at once:
 
-* The relaxation's value is an upper bound on (K); for ``v_j in {0, 1}`` and integer ``N`` it is
-  exact (Lemma 1(b): the fractional item never arises).
-* The *greedy* deletion (the whole items of the sorted prefix, i.e. the relaxation with its one
-  fractional item dropped) is a feasible attack, so its value is a lower bound on (K).
-* :func:`exact_knapsack_deletion` solves (K) exactly for small instances.
+* :func:`knapsack_deletion` -- the LP relaxation (``delta in [0, 1]^n``), a *fractional* knapsack
+  solved exactly by sorting the items with positive gain by ``g_j / v_j`` and taking them in that
+  order until the budget is spent (the last one fractionally). Its value is an **upper bound** on
+  (K), exact for ``v_j in {0, 1}`` and integer ``N`` (Lemma 1(b): no fractional item arises). This
+  is Dekel & Shamir's Eq. (7).
+* :func:`greedy_knapsack_deletion` -- the paper's greedy adversary (§4: it "deletes the most
+  valuable features of each instance until either the limit N is reached or all useful features
+  are deleted"): the same order, each item taken if it still fits, *skipped* otherwise, and the
+  scan goes on with the next. A feasible deletion, so a **lower bound** on (K).
+* :func:`exact_knapsack_deletion` -- (K) itself: dynamic programming for integer values, otherwise
+  a mixed-integer program solved by HiGHS (``scipy.optimize.milp``) for the rows whose greedy and
+  relaxed values differ, many rows per call as one block-diagonal program.
 
-Every part of the library that needs the worst case calls :func:`knapsack_deletion`: the test-time
-greedy adversary, the certified error, and the robust losses of the estimators. It works on all
-rows at once; there is no Python loop over rows.
+Every part of the library that needs the worst case calls these functions: the test-time
+adversaries, the certified error, and the robust losses of the estimators.
 """
 
 from __future__ import annotations
 
+import time
+import warnings
 from dataclasses import dataclass
-from itertools import product
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import Bounds, LinearConstraint, milp
 
 __all__ = ["KnapsackDeletion", "knapsack_deletion", "unit_knapsack_deletion",
-           "exact_knapsack_deletion"]
+           "greedy_knapsack_deletion", "ExactDeletion", "exact_knapsack_deletion"]
 
 # Relative slack when comparing cumulative values with the budget, so that sums of values such as
 # 0.1 + 0.2 that should exactly exhaust a budget of 0.3 are not rejected by round-off.
 _BUDGET_RTOL = 1e-12
+# An exact solve counts as optimal when its proven upper bound exceeds the harm of its deletion
+# by at most this fraction of the row's total positive gain (far below any margin of interest).
+_GAP_RTOL = 1e-10
+# Binary variables per block-diagonal MILP: about 80 spambase rows. Larger blocks save the
+# per-call overhead of HiGHS but make one hard row hold up (and, on a time limit, void) the others.
+_MILP_BLOCK_VARS = 600
+# HiGHS settings: prove optimality (no relative gap), an absolute gap far below _GAP_RTOL for
+# objectives scaled to [-1, 0] per row, and a budget feasibility tolerance far below the margins.
+_MILP_OPTIONS = {"mip_rel_gap": 0.0, "mip_abs_gap": 1e-13, "mip_feasibility_tolerance": 1e-10,
+                 "primal_feasibility_tolerance": 1e-10}
+
+
+def _budget_limit(budget: float) -> float:
+    return budget * (1.0 + _BUDGET_RTOL) + _BUDGET_RTOL
+
+
+def _ratio_order(gains: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Items of every row sorted by harm per unit of value ``g_j / v_j``, useful ones first.
+
+    Free items (``v_j = 0``, ``g_j > 0``) come first (ratio +inf); items with ``g_j <= 0`` last.
+    Ties are broken by column index (stable sort). Returns ``(order, useful)``.
+    """
+    useful = gains > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(values > 0, gains / np.where(values > 0, values, 1.0), np.inf)
+    ratio = np.where(useful, ratio, -np.inf)
+    return np.argsort(-ratio, axis=1, kind="stable"), useful
 
 
 @dataclass(frozen=True)
 class KnapsackDeletion:
-    """Solution of the adversary's knapsack for every row.
+    """Solution of the adversary's fractional knapsack (LP relaxation of (K)) for every row.
 
     Attributes
     ----------
     relaxed_gain : ndarray of shape (n_samples,)
-        Optimal value of the LP relaxation (fractional knapsack): an upper bound on the harm any
-        feasible deletion can do; exact for 0/1 values and an integer budget.
+        Optimal value of the LP relaxation: an upper bound on the harm any feasible deletion can
+        do; exact for 0/1 values and an integer budget.
     fractions : ndarray of shape (n_samples, n_features)
         An optimal fractional deletion ``delta`` in [0, 1], at most one fractional entry per row
         (Dekel & Shamir, Lemma 1(c)).
-    greedy_mask : ndarray of bool, shape (n_samples, n_features)
-        The whole items of the sorted prefix: a feasible deletion (value <= budget).
-    greedy_gain : ndarray of shape (n_samples,)
-        Harm done by ``greedy_mask``: a lower bound on the optimal harm.
     """
 
     relaxed_gain: np.ndarray
     fractions: np.ndarray
-    greedy_mask: np.ndarray
-    greedy_gain: np.ndarray
 
 
 def knapsack_deletion(gains: np.ndarray, values: np.ndarray, budget: float) -> KnapsackDeletion:
@@ -84,27 +113,20 @@ def knapsack_deletion(gains: np.ndarray, values: np.ndarray, budget: float) -> K
     Notes
     -----
     Cost: one ``argsort`` of an (n_samples, n_features) array, O(m n log n). Ties in
-    ``g_j / v_j`` are broken by column index (stable sort); they do not change the optimal value.
-    Inputs are trusted: callers validate them (see :mod:`robustclf._validation`).
+    ``g_j / v_j`` do not change the optimal value. Inputs are trusted: callers validate them
+    (see :mod:`robustclf._validation`).
     """
     gains = np.asarray(gains, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
     m, n = gains.shape
     if n == 0:  # nothing to delete
-        zeros = np.zeros(m)
-        return KnapsackDeletion(zeros, np.zeros((m, 0)), np.zeros((m, 0), dtype=bool), zeros)
-    useful = gains > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(values > 0, gains / np.where(values > 0, values, 1.0), np.inf)
-    ratio = np.where(useful, ratio, -np.inf)
-    order = np.argsort(-ratio, axis=1, kind="stable")
-
+        return KnapsackDeletion(np.zeros(m), np.zeros((m, 0)))
+    order, useful = _ratio_order(gains, values)
     sorted_useful = np.take_along_axis(useful, order, axis=1)
     sorted_values = np.where(sorted_useful, values[order], 0.0)
     sorted_gains = np.where(sorted_useful, np.take_along_axis(gains, order, axis=1), 0.0)
     cum_values = np.cumsum(sorted_values, axis=1)
-    limit = budget * (1.0 + _BUDGET_RTOL) + _BUDGET_RTOL
-    whole = sorted_useful & (cum_values <= limit)
+    whole = sorted_useful & (cum_values <= _budget_limit(budget))
 
     # The first useful item that no longer fits is taken fractionally with what budget is left.
     over = sorted_useful & ~whole
@@ -119,14 +141,11 @@ def knapsack_deletion(gains: np.ndarray, values: np.ndarray, budget: float) -> K
 
     sorted_fractions = whole.astype(np.float64)
     sorted_fractions[rows[ok], first_over[ok]] = part[ok]
-
     fractions = np.empty((m, n))
     np.put_along_axis(fractions, order, sorted_fractions, axis=1)
-    greedy_mask = np.zeros((m, n), dtype=bool)
-    np.put_along_axis(greedy_mask, order, whole, axis=1)
-    greedy_gain = np.where(whole, sorted_gains, 0.0).sum(axis=1)
-    relaxed_gain = greedy_gain + part * sorted_gains[rows, first_over]
-    return KnapsackDeletion(relaxed_gain, fractions, greedy_mask, greedy_gain)
+    relaxed_gain = np.where(whole, sorted_gains, 0.0).sum(axis=1) + part * sorted_gains[
+        rows, first_over]
+    return KnapsackDeletion(relaxed_gain, fractions)
 
 
 def unit_knapsack_deletion(gains: np.ndarray, budget: float, *, fractions: bool = False,
@@ -172,84 +191,170 @@ def unit_knapsack_deletion(gains: np.ndarray, budget: float, *, fractions: bool 
     return harm, delta
 
 
-def exact_knapsack_deletion(
-    gains: np.ndarray,
-    values: np.ndarray,
-    budget: float,
-    *,
-    max_work: float = 5e7,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Solve the 0/1 knapsack (K) exactly for every row (small instances only).
+def greedy_knapsack_deletion(gains: np.ndarray, values: np.ndarray, budget: float,
+                             ) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's greedy adversary: best ratio first, skipping the items that do not fit.
 
-    Two exact methods, chosen automatically:
-
-    * **Dynamic programming over integer values** when every ``v_j`` is an integer: the table
-      ``best[i, c]`` (best harm to row i using capacity ``c <= floor(N)``) is updated once per
-      feature, for all rows at once; the chosen set is recovered by backtracking. Work and memory
-      are O(m n (floor(N) + 1)).
-    * **Enumeration** of every subset that fits the budget, otherwise (non-integer values): the
-      harm of all rows for all feasible subsets is one matrix product, so the method is limited to
-      about 20 features with positive gain.
+    Items with positive gain are scanned in decreasing order of ``g_j / v_j`` (free items
+    first); each is deleted if its value still fits in the budget left, and otherwise *skipped*,
+    the scan going on with the next ones. This is Dekel & Shamir's "deletes the most valuable
+    features ... until either the limit N is reached or all useful features are deleted" (§4),
+    read with "most valuable" as the most harm per unit of value, the order of the relaxation.
+    Stopping at the first item that does not fit (the relaxation's whole-item prefix) would leave
+    budget unused that a cheaper later feature could spend.
 
     Parameters
     ----------
     gains : ndarray of shape (n_samples, n_features)
     values : ndarray of shape (n_features,)
     budget : float
-    max_work : float, default=5e7
-        Refuse (``ValueError``) instances whose table or subset matrix would exceed this many
-        entries; use the bounds of :func:`knapsack_deletion` instead.
 
     Returns
     -------
     gain : ndarray of shape (n_samples,)
-        The optimal harm.
+        The harm done by the deletion: a lower bound on the optimum of (K).
     mask : ndarray of bool, shape (n_samples, n_features)
-        An optimal deletion.
+        The deletion (value <= budget).
+
+    Notes
+    -----
+    One sort, then one pass over the sorted positions, each vectorised over the rows:
+    O(m n log n). Equal to the optimum of (K) for unit values (and for 0/1 values with an
+    integer budget), where no later item can fit once one does not.
     """
     gains = np.asarray(gains, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
     m, n = gains.shape
-    # Features that can never help (non-positive gain in every row) are left out of the search.
+    mask = np.zeros((m, n), dtype=bool)
+    if n == 0:
+        return np.zeros(m), mask
+    order, useful = _ratio_order(gains, values)
+    sorted_useful = np.take_along_axis(useful, order, axis=1)
+    sorted_values = values[order]
+    limit = _budget_limit(budget)
+    used = np.zeros(m)
+    rows = np.arange(m)
+    for k in range(int(sorted_useful.sum(axis=1).max())):  # useful items sort first
+        fits = sorted_useful[:, k] & (used + sorted_values[:, k] <= limit)
+        used = np.where(fits, used + sorted_values[:, k], used)
+        mask[rows[fits], order[fits, k]] = True
+    return np.where(mask, gains, 0.0).sum(axis=1), mask
+
+
+@dataclass(frozen=True)
+class ExactDeletion:
+    """Result of :func:`exact_knapsack_deletion`: the optimum of (K) per row, with its proof.
+
+    Attributes
+    ----------
+    gain : ndarray of shape (n_samples,)
+        Harm of ``mask``, recomputed from the chosen set: a lower bound on the optimum, equal to
+        it (to ``_GAP_RTOL`` of the row's total positive gain) where ``solved``.
+    bound : ndarray of shape (n_samples,)
+        A proven upper bound on the optimum: the relaxation's value, lowered by the MILP's dual
+        bound where one was computed.
+    mask : ndarray of bool, shape (n_samples, n_features)
+        A feasible deletion (value <= budget) attaining ``gain``.
+    solved : ndarray of bool, shape (n_samples,)
+        ``bound - gain <= _GAP_RTOL * sum_j max(g_j, 0)``: the optimum is known.
+    method : str
+        ``"dp"`` or ``"milp"``.
+    status : str
+        ``"optimal"``, or why some rows were left unsolved (time limit, HiGHS status).
+    """
+
+    gain: np.ndarray
+    bound: np.ndarray
+    mask: np.ndarray
+    solved: np.ndarray
+    method: str
+    status: str = "optimal"
+
+
+def exact_knapsack_deletion(
+    gains: np.ndarray,
+    values: np.ndarray,
+    budget: float,
+    *,
+    method: str = "auto",
+    time_limit: float | None = None,
+    max_work: float = 5e7,
+) -> ExactDeletion:
+    """Solve the 0/1 knapsack (K) exactly for every row.
+
+    Two exact methods:
+
+    * ``"dp"``, **dynamic programming over integer values** (every ``v_j`` an integer): the table
+      ``best[i, c]`` (best harm to row i using capacity ``c <= floor(N)``) is updated once per
+      feature, for all rows at once; the chosen set is recovered by backtracking. Work and memory
+      O(m n (floor(N) + 1)), at most ``max_work`` table entries.
+    * ``"milp"``, **any real values**: (K) as a mixed-integer program solved by HiGHS
+      (:func:`scipy.optimize.milp`). Rows whose greedy deletion already attains the relaxation's
+      bound are solved without it. Each remaining row i keeps only its candidate items
+      ``C_i = {j : g_ij > 0, 0 < v_j <= N}`` (free items are always deleted) and contributes one
+      block to a block-diagonal program over about ``_MILP_BLOCK_VARS`` binaries::
+
+          min  - sum_i sum_{j in C_i} (g_ij / s_i) delta_ij
+          s.t. sum_{j in C_i} v_j delta_ij <= N   for every row i,   delta_ij in {0, 1},
+
+      with ``s_i = max_j g_ij`` so that every row weighs alike. The blocks are independent, so the
+      program's optimum is every row's optimum. A row's upper bound comes from the program's
+      dual bound ``D``: ``sum_i opt_i / s_i <= -D`` and ``opt_k >= gain_k`` for the other rows
+      give ``opt_i <= gain_i + s_i (-D - sum_k gain_k / s_k)``; HiGHS runs with no relative gap,
+      so at optimality the last factor is zero up to round-off.
+
+    ``"auto"`` uses ``"dp"`` when the values are integers and the table fits ``max_work``,
+    ``"milp"`` otherwise.
+
+    Parameters
+    ----------
+    gains : ndarray of shape (n_samples, n_features)
+    values : ndarray of shape (n_features,)
+    budget : float
+    method : {"auto", "dp", "milp"}, default="auto"
+    time_limit : float or None, default=None
+        Seconds allowed for the MILP solves (None: no limit). Rows not proven optimal in time are
+        returned with ``solved=False``, their best deletion found and the bound proven so far.
+    max_work : float, default=5e7
+        Largest dynamic-programming table (entries); ``method="dp"`` raises beyond it.
+
+    Returns
+    -------
+    ExactDeletion
+    """
+    gains = np.asarray(gains, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    if method not in ("auto", "dp", "milp"):
+        raise ValueError(f"method must be 'auto', 'dp' or 'milp', got {method!r}.")
+    integer = bool(np.all(values == np.round(values)))
+    capacity = int(np.floor(_budget_limit(budget)))
+    work = float(gains.shape[0]) * gains.shape[1] * (capacity + 1)
+    if method == "dp" or (method == "auto" and integer and work <= max_work):
+        if not integer:
+            raise ValueError("method='dp' needs integer feature values; use 'milp'.")
+        if work > max_work:
+            raise ValueError(
+                f"exact worst case too large for dynamic programming ({work:.3g} table entries > "
+                f"max_work={max_work:.3g}); use method='milp'."
+            )
+        gain, mask = _dp_deletion(gains, values, capacity)
+        return ExactDeletion(gain, gain.copy(), mask, np.ones(gain.shape, dtype=bool), "dp")
+    return _milp_deletion(gains, values, budget, time_limit)
+
+
+def _dp_deletion(gains: np.ndarray, values: np.ndarray, capacity: int):
+    """(K) for integer values by dynamic programming on the features useful to some row."""
+    m, n = gains.shape
     candidates = np.flatnonzero((gains > 0).any(axis=0))
     free = candidates[values[candidates] == 0]
     paid = candidates[values[candidates] > 0]
     mask = np.zeros((m, n), dtype=bool)
     mask[:, free] = gains[:, free] > 0
-    base_gain = np.where(mask, gains, 0.0).sum(axis=1)
-
-    if paid.size == 0:
-        return base_gain, mask
-    v = values[paid]
-    g = np.maximum(gains[:, paid], 0.0)  # a non-positive item is never worth taking
-    if np.all(v == np.round(v)):
-        capacity = int(np.floor(budget * (1.0 + _BUDGET_RTOL) + _BUDGET_RTOL))
-        work = float(m) * paid.size * (capacity + 1)
-        if work > max_work:
-            raise ValueError(
-                f"exact worst case too large for dynamic programming ({work:.3g} table entries > "
-                f"max_work={max_work:.3g}); use the relaxation bound instead."
-            )
-        chosen = _knapsack_dp(g, v.astype(np.int64), capacity)
-    else:
-        if paid.size > 22:
-            raise ValueError(
-                f"exact worst case with non-integer feature values enumerates subsets; "
-                f"{paid.size} candidate features is too many (limit 22). Use integer values or "
-                "the relaxation bound."
-            )
-        subsets = np.array(list(product((False, True), repeat=paid.size)), dtype=bool)
-        subsets = subsets[subsets @ v <= budget * (1.0 + _BUDGET_RTOL) + _BUDGET_RTOL]
-        if float(m) * subsets.shape[0] > max_work:
-            raise ValueError(
-                f"exact worst case needs {m * subsets.shape[0]:.3g} subset evaluations > "
-                f"max_work={max_work:.3g}; use the relaxation bound instead."
-            )
-        best = np.argmax(g @ subsets.T.astype(np.float64), axis=1)
-        chosen = subsets[best]
-    chosen &= g > 0
-    mask[:, paid] = chosen
-    return base_gain + np.where(chosen, g, 0.0).sum(axis=1), mask
+    if paid.size:
+        g = np.maximum(gains[:, paid], 0.0)  # a non-positive item is never worth taking
+        chosen = _knapsack_dp(g, values[paid].astype(np.int64), capacity) & (g > 0)
+        mask[:, paid] = chosen
+    return np.where(mask, gains, 0.0).sum(axis=1), mask
 
 
 def _knapsack_dp(g: np.ndarray, v: np.ndarray, capacity: int) -> np.ndarray:
@@ -273,3 +378,78 @@ def _knapsack_dp(g: np.ndarray, v: np.ndarray, capacity: int) -> np.ndarray:
         chosen[:, item] = t
         c = c - np.where(t, int(v[item]), 0)
     return chosen
+
+
+def _milp_deletion(gains, values, budget, time_limit) -> ExactDeletion:
+    """(K) for any values: the greedy where it meets the relaxation, block MILPs elsewhere."""
+    limit = _budget_limit(budget)
+    gain, mask = greedy_knapsack_deletion(gains, values, budget)
+    # items that can never fit take no part, not even fractionally: a tighter relaxation
+    bound = knapsack_deletion(np.where(values <= limit, gains, 0.0), values, budget).relaxed_gain
+    tol = _GAP_RTOL * np.maximum(gains, 0.0).sum(axis=1)
+    open_rows = np.flatnonzero(bound - gain > tol)
+    n_candidates = ((gains[open_rows] > 0) & (values > 0) & (values <= limit)).sum(axis=1)
+    deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
+    status = "optimal"
+    for block in _blocks(open_rows, n_candidates, _MILP_BLOCK_VARS):
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            status = "the time limit was reached"
+            break
+        block_gain, block_bound, block_mask, message = _milp_block(
+            gains[block], values, limit, gain[block], mask[block], remaining)
+        better = block_gain > gain[block]
+        gain[block] = np.where(better, block_gain, gain[block])
+        mask[block] = np.where(better[:, None], block_mask, mask[block])
+        bound[block] = np.minimum(bound[block], np.maximum(block_bound, gain[block]))
+        if message is not None:
+            status = message
+    solved = bound - gain <= tol
+    return ExactDeletion(gain, bound, mask, solved, "milp", status if not solved.all()
+                         else "optimal")
+
+
+def _blocks(rows: np.ndarray, sizes: np.ndarray, max_vars: int) -> list[np.ndarray]:
+    """Consecutive groups of ``rows`` whose ``sizes`` add up to about ``max_vars`` each."""
+    ends = np.cumsum(sizes)
+    group = (ends - 1) // max_vars if ends.size else ends
+    return [rows[group == k] for k in np.unique(group)]
+
+
+def _milp_block(gains, values, limit, fallback_gain, fallback_mask, time_limit):
+    """One block-diagonal MILP for the rows of ``gains``; see :func:`exact_knapsack_deletion`.
+
+    Returns ``(gain, bound, mask, message)``: the best feasible deletion per row (the MILP's, or
+    the fallback where the MILP's is infeasible or worse), the proven upper bound on each row's
+    optimum, and None or why HiGHS stopped short of optimality.
+    """
+    free = (gains > 0) & (values == 0)
+    rows, cols = np.nonzero((gains > 0) & (values > 0) & (values <= limit))
+    if rows.size == 0:  # only free items: the fallback (greedy) takes them all
+        return fallback_gain, fallback_gain.copy(), fallback_mask, None
+    scale = np.zeros(gains.shape[0])
+    np.maximum.at(scale, rows, gains[rows, cols])
+    cost = -gains[rows, cols] / scale[rows]
+    A = sp.csr_array((values[cols], (rows, np.arange(rows.size))),
+                     shape=(gains.shape[0], rows.size))
+    with warnings.catch_warnings():  # options beyond scipy's list go to HiGHS verbatim
+        warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
+        res = milp(cost, integrality=np.ones(rows.size), bounds=Bounds(0.0, 1.0),
+                   constraints=LinearConstraint(A, -np.inf, limit),
+                   options={**_MILP_OPTIONS, "time_limit": float(time_limit)})
+    message = None if res.status == 0 else f"HiGHS stopped: {res.message}"
+    if res.x is None:
+        return fallback_gain, np.full(gains.shape[0], np.inf), fallback_mask, message
+    taken = res.x > 0.5
+    mask = free.copy()
+    mask[rows[taken], cols[taken]] = True
+    gain = np.where(mask, gains, 0.0).sum(axis=1)
+    # keep the fallback where rounding broke the budget or did worse (both feasible lower bounds)
+    keep = (mask @ values > limit) | (gain < fallback_gain)
+    mask[keep] = fallback_mask[keep]
+    gain[keep] = fallback_gain[keep]
+    free_gain = np.where(free, gains, 0.0).sum(axis=1)
+    dual = res.mip_dual_bound if res.mip_dual_bound is not None else np.nan
+    slack = -dual - np.sum((gain - free_gain) / np.where(scale > 0, scale, 1.0))
+    slack = max(float(slack), 0.0) if np.isfinite(slack) else np.inf
+    return gain, gain + scale * slack, mask, message

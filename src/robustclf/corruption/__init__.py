@@ -4,7 +4,7 @@ Every corruption has a short name in :data:`CORRUPTIONS` (used by the CLI and th
 :func:`make_corruption` builds one from its name and parameters.
 """
 
-from ._adversarial import BlackBoxGreedyDeletion, GreedyDeletion, model_margins
+from ._adversarial import BlackBoxGreedyDeletion, GreedyDeletion, OptimalDeletion, model_margins
 from ._base import Corruption, DeletionCorruption
 from ._outliers import inject_outliers
 from ._random import FeatureNoise, GroupDeletion, MarginalResampling, RandomDeletion
@@ -13,6 +13,7 @@ __all__ = [
     "Corruption",
     "DeletionCorruption",
     "GreedyDeletion",
+    "OptimalDeletion",
     "BlackBoxGreedyDeletion",
     "model_margins",
     "RandomDeletion",
@@ -29,6 +30,7 @@ CORRUPTIONS: dict[str, type[Corruption]] = {
     "random_deletion": RandomDeletion,
     "group_deletion": GroupDeletion,
     "greedy": GreedyDeletion,
+    "optimal": OptimalDeletion,
     "black_box_greedy": BlackBoxGreedyDeletion,
     "marginal_resampling": MarginalResampling,
     "feature_noise": FeatureNoise,
