@@ -165,7 +165,7 @@ def test_loss_is_eq12_by_enumeration(seed, budget, margin):
 
 def test_robust_loss_method_and_zero_budget_separable():
     X, y = _data()
-    est = DeletionRobustPerceptron(budget=0.0, margin=0.0).fit(X, y)
+    est = DeletionRobustPerceptron(budget=0.0, margin=1e-9).fit(X, y)
     loss = est.robust_loss(X, y)
     assert loss.shape == (1, X.shape[0]) and np.all(loss >= 0)
 
@@ -186,10 +186,13 @@ def test_inputs_not_modified_and_sklearn_tools():
     ({"budget": 7.0}, "budget must be smaller than the total feature value"),
     ({"budget": -1.0}, "budget must be non-negative"),
     ({"weight_bound": 0.0}, "weight_bound must be positive"),
-    ({"margin": -1.0}, "margin must be >= 0"),
+    ({"margin": -1.0}, "margin must be > 0"),
+    ({"margin": 0.0}, "margin must be > 0"),
+    ({"margin": float("nan")}, "margin must be > 0"),
+    ({"shuffle": "no"}, "shuffle must be True or False"),
     ({"n_epochs": 0}, "n_epochs must be >= 1"),
     ({"feature_values": np.ones(3)}, "feature_values must have one entry per feature"),
-    ({"fit_intercept": "yes"}, "fit_intercept must be a bool"),
+    ({"fit_intercept": "yes"}, "fit_intercept must be True or False"),
 ])
 def test_bad_parameters(params, match):
     X, y = _data()

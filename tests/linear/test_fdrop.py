@@ -38,8 +38,10 @@ def _objective(w, b, X, s, K, C):
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_cutting_plane_matches_globerson_roweis_qp(K, fit_intercept):
     X, s = _data(seed=int(2 * K))
-    w1, b1, obj1, rounds, ok = _solve_cutting_plane(X, s, K, 0.7, fit_intercept, 1e-9, 100)
-    w2, b2, obj2, _, _ = _solve_gr_qp(X, s, K, 0.7, fit_intercept)
+    w1, b1, obj1, rounds, ok, lower, _ = _solve_cutting_plane(X, s, K, 0.7, fit_intercept, 1e-9,
+                                                               100)
+    w2, b2, obj2, _, _, lower2, _ = _solve_gr_qp(X, s, K, 0.7, fit_intercept)
+    assert lower <= obj2 * (1 + 1e-7) and lower2 <= obj1 * (1 + 1e-7)  # certified bounds
     assert ok
     assert obj1 == pytest.approx(obj2, rel=1e-6)
     np.testing.assert_allclose(w1, w2, atol=1e-4)  # unique: strongly convex in w
@@ -169,9 +171,9 @@ def test_promoted_examples_keep_the_cutting_planes_exact(promote_after):
     rng = np.random.default_rng(3)
     X = np.where(rng.random((15, 25)) < 0.4, rng.normal(size=(15, 25)), 0.0)  # sparse, n > m
     s = np.where(np.arange(15) % 3 == 0, 1.0, -1.0)
-    w1, b1, obj1, _, ok = _solve_cutting_plane(X, s, 3.0, 0.8, True, 1e-9, 100,
+    w1, b1, obj1, _, ok, _, _ = _solve_cutting_plane(X, s, 3.0, 0.8, True, 1e-9, 100,
                                                promote_after=promote_after)
-    w2, b2, obj2, _, _ = _solve_gr_qp(X, s, 3.0, 0.8, True)
+    w2, b2, obj2, *_ = _solve_gr_qp(X, s, 3.0, 0.8, True)
     assert ok
     assert obj1 == pytest.approx(obj2, rel=1e-6)
     np.testing.assert_allclose(w1, w2, atol=1e-4)

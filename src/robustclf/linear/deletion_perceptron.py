@@ -25,10 +25,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (
+    check_bool,
     check_budget,
     check_generator,
     check_int,
-    check_real,
+    check_positive,
 )
 from .._worst_case import knapsack_deletion
 from ..feature_values import resolve_feature_values
@@ -48,6 +49,16 @@ def _signed_targets(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return np.where(y[None, :] == classes[:, None], 1.0, -1.0)
 
 
+def _check_margin(margin) -> float:
+    """gamma of Eq. (12): a finite real > 0."""
+    if (isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating))
+            or not np.isfinite(margin) or margin <= 0):
+        raise ValueError(
+            f"margin must be > 0 (gamma of Eq. 12; with 0 the all-zero model has zero loss and "
+            f"nothing is learnt), got {margin!r}.")
+    return float(margin)
+
+
 def _resolve_adversary(feature_values, budget, margin, X, y):
     """Feature values, budget and the per-feature penalty ``gamma v_j / P`` of Eq. (7)/(12)."""
     values = resolve_feature_values(feature_values, X, y)
@@ -58,7 +69,7 @@ def _resolve_adversary(feature_values, budget, margin, X, y):
             f"budget must be smaller than the total feature value V([n]) = {total:g} so that "
             f"P = V([n]) - budget > 0 (Dekel & Shamir, Eq. 12); got budget={budget:g}."
         )
-    margin = check_real(margin, "margin", minimum=0.0)
+    margin = _check_margin(margin)
     return values, budget, margin * values / (total - budget)
 
 
@@ -94,6 +105,37 @@ def deletion_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray,
     return np.maximum(-kept_value, 0.0)
 
 
+def _dual_bound(m, alpha, kept, kept_value, values, budget, margin, bound, fit_intercept):
+    """Weak-duality lower bound on ``min F`` over the cube from the updates' dual point.
+
+    ``F(w, b) = (1 / (m gamma)) sum_i xi_i`` (Eq. 12's loss averaged, the objective of
+    Dekel & Shamir's LP, Eq. 4) over ``||w||_inf <= C`` and ``|b| <= C`` (the Perceptron's cube;
+    ``b = 0`` without intercept). Each ``xi_i`` is a maximum over ``alpha_i in [0, 1]``, ``u_i in
+    alpha_i T`` of a function linear in ``(w, b)``, so any such point bounds the minimum from
+    below by the minimum over the cube of that linear function::
+
+        (1 / (m gamma)) [gamma / P sum_i u_i.v - C ||sum_i y_i u_i * x_i||_1
+                         - C |sum_i alpha_i y_i|]
+
+    The Perceptron's updates give the point: ``alpha_i = 1`` and ``u_i`` the kept fractions at
+    the rounds with positive loss, averaged over epochs (ergodic dual of online subgradient
+    descent: its gap to the average hypothesis is at most the average regret, Theorem 4's
+    O(1 / sqrt(T)) bound). With an intercept, the balanced point (larger class scaled down so
+    that ``sum alpha_i y_i = 0``) is tried too; the larger bound is returned.
+    """
+    P = float(values.sum()) - budget
+    pos, neg = alpha
+    plain = (margin / P) * kept_value.sum() - bound * np.abs(kept[0] - kept[1]).sum()
+    if not fit_intercept:
+        return plain / (m * margin)
+    plain -= bound * abs(pos - neg)
+    rho_pos = min(1.0, neg / pos) if pos > 0 else 0.0
+    rho_neg = min(1.0, pos / neg) if neg > 0 else 0.0
+    balanced = ((margin / P) * (rho_pos * kept_value[0] + rho_neg * kept_value[1])
+                - bound * np.abs(rho_pos * kept[0] - rho_neg * kept[1]).sum())
+    return max(plain, balanced) / (m * margin)
+
+
 class _State:
     """Online state of one binary problem: current and summed hypotheses (lazy averaging)."""
 
@@ -104,6 +146,11 @@ class _State:
         self.b_sum = 0.0
         self.pending = 0  # rounds played with the current (w, b), not yet added to the sums
         self.n_updates = 0
+        # the dual point of the updates (alpha_i = 1, u_i = kept fractions), per class (+1, -1):
+        # sum of alpha_i, of u_i * x_i and of u_i.v (see _dual_bound)
+        self.dual_alpha = np.zeros(2)
+        self.dual_kept = np.zeros((2, n_features))
+        self.dual_value = np.zeros(2)
 
     def flush(self):
         if self.pending:
@@ -158,10 +205,16 @@ def _online_pass(state, X, s, order, taus, values, budget, penalty, bound, fit_i
         state.flush()
         tau = taus[pos + first]
         si = sb[first]
-        step = (si * tau) * X[rows[first]]
+        kept_x = X[rows[first]].copy()
+        deleted_value = 0.0
         if cols.size:
-            step[cols] *= 1.0 - res.fractions[hit[0]]
-        w = np.minimum(np.maximum(w + step, -bound), bound)
+            kept_x[cols] *= 1.0 - res.fractions[hit[0]]
+            deleted_value = float(res.fractions[hit[0]] @ values[cols])
+        cls = 0 if si > 0 else 1
+        state.dual_alpha[cls] += 1.0
+        state.dual_kept[cls] += kept_x
+        state.dual_value[cls] += float(values.sum()) - deleted_value
+        w = np.minimum(np.maximum(w + (si * tau) * kept_x, -bound), bound)
         if fit_intercept:
             b = min(max(b + si * tau, -bound), bound)
         state.n_updates += 1
@@ -222,6 +275,15 @@ default="uniform"
         Online rounds played so far (rows x epochs, summed over partial_fit calls).
     n_updates_ : ndarray of shape (n_problems,)
         Rounds with positive loss (updates), per binary problem.
+    objective_ : ndarray of shape (n_problems,)
+        (:meth:`fit` only) ``F(w_bar, b_bar) = (1 / (m gamma)) sum_i xi_i`` on the training
+        rows: Eq. (12)'s loss averaged, the objective of Dekel & Shamir's LP (Eq. 4), here over
+        the cube ``||w||_inf, |b| <= C``.
+    lower_bound_ : ndarray of shape (n_problems,)
+        (:meth:`fit` only) A certified lower bound on the minimum of that objective over the
+        cube: the ergodic dual of the updates (``_dual_bound``).
+    duality_gap_ : ndarray of shape (n_problems,)
+        (:meth:`fit` only) ``objective_ - lower_bound_`` (>= the true suboptimality).
     n_features_in_ : int
 
     Notes
@@ -237,6 +299,18 @@ default="uniform"
     * :meth:`partial_fit` visits rows in the given order; with ``horizon=None`` the step is the
       anytime schedule above, so feeding a stream in any chunking gives the same model.
     * Theorem 4 assumes ``||x||_1 <= 1``; the estimator does not rescale X.
+    * ``margin`` (gamma) must be > 0: with gamma = 0 the loss only asks for a non-negative
+      margin after deletion, which ``w = 0, b = 0`` attains, so nothing is learnt.
+
+    **Why a fixed epoch budget, and no ConvergenceWarning.** This is the paper's online
+    algorithm, not an optimiser run to a tolerance: its step ``tau`` is set from the number of
+    rounds ``T`` in advance (Theorem 4), and its guarantee is the regret bound, i.e. an
+    average hypothesis within O(C sqrt(n / T)) of the best in the cube. Stopping on a gap
+    would change ``T`` and hence every step. The fit therefore runs ``n_epochs`` and reports
+    how far from the optimum of its objective it is: ``objective_``, a certified
+    ``lower_bound_`` and their ``duality_gap_`` (the ergodic dual of its own updates). To
+    solve the same objective to optimality use :class:`~robustclf.linear.DeletionRobustLP`
+    (its Eq. 4 with the bias also bounded is the Perceptron's batch problem).
 
     References
     ----------
@@ -258,11 +332,12 @@ default="uniform"
     _accept_sparse = False
 
     def _check_params(self):
-        bound = check_real(self.weight_bound, "weight_bound", minimum=0.0)
-        if bound <= 0:
-            raise ValueError(f"weight_bound must be positive, got {bound:g}.")
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise ValueError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
+        check_positive(self.weight_bound, "weight_bound")
+        # gamma = 0 makes Eq. (12) the plain "keep a non-negative margin" loss, which w = 0,
+        # b = 0 already attains: nothing is learnt (issue 14)
+        _check_margin(self.margin)
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_bool(self.shuffle, "shuffle")
         check_int(self.n_epochs, "n_epochs")
         if self.horizon is not None:
             check_int(self.horizon, "horizon")
@@ -304,7 +379,23 @@ default="uniform"
             order = rng.permutation(m) if self.shuffle else np.arange(m)
             coef, intercept = self._run(X, Y.T, order, taus)
             self.n_iter_ += 1
+        self._report_gap(X, Y, coef, intercept, n_epochs)
         return coef, intercept
+
+    def _report_gap(self, X, Y, coef, intercept, n_epochs):
+        """``objective_``, ``lower_bound_`` and ``duality_gap_`` of the averaged model."""
+        values, budget, _ = self._adversary
+        margin, bound = float(self.margin), float(self.weight_bound)
+        objective, lower = [], []
+        for w, b, s, st in zip(coef, intercept, Y.T, self._states, strict=True):
+            loss = deletion_hinge_loss(w, b, X, s, values, budget, margin)
+            objective.append(loss.mean() / margin)
+            lower.append(_dual_bound(X.shape[0], st.dual_alpha / n_epochs,
+                                     st.dual_kept / n_epochs, st.dual_value / n_epochs,
+                                     values, budget, margin, bound, bool(self.fit_intercept)))
+        self.objective_ = np.array(objective)
+        self.lower_bound_ = np.array(lower)
+        self.duality_gap_ = np.maximum(self.objective_ - self.lower_bound_, 0.0)
 
     def partial_fit(self, X, y, classes=None):
         """One pass over a batch of a stream, in the given row order.
