@@ -31,7 +31,7 @@ def _overlapping():
 
 
 DATASETS = {"separable": _separable, "non-separable": _overlapping}
-TIGHT = dict(q=0.0, tol=1e-13, max_iter=3000)
+TIGHT = dict(q=0.0, tol=1e-9, max_iter=3000)
 
 
 def _svm_objective(coef, intercept, X, y, C):
@@ -45,7 +45,9 @@ def test_q0_is_the_linear_svm_with_free_bias(data, solver):
     X, y = DATASETS[data]()
     C = 0.5
     ref = SVC(kernel="linear", C=C, tol=1e-12).fit(X, y)
-    model = DropoutSVC(C=C, solver=solver, **TIGHT).fit(X, y)
+    # IRLS converges linearly: 3000 steps reach a relative gradient of 1e-8, not 1e-9
+    tight = dict(TIGHT, tol=1e-8) if solver == "irls" else TIGHT
+    model = DropoutSVC(C=C, solver=solver, **tight).fit(X, y)
     f_ref = _svm_objective(ref.coef_[0], ref.intercept_[0], X, y, C)
     f = _svm_objective(model.coef_[0], model.intercept_[0], X, y, C)
     assert f <= f_ref * (1 + 1e-7)
@@ -97,8 +99,8 @@ def test_dense_and_sparse_inputs_give_the_same_model(Est, objective):
     rng = np.random.default_rng(0)
     X = rng.poisson(0.4, size=(200, 30)).astype(float)
     y = (X @ rng.normal(size=30) > 0).astype(int)
-    a = Est(q=0.4, objective=objective, tol=1e-12).fit(X, y)
-    b = Est(q=0.4, objective=objective, tol=1e-12).fit(sp.csr_matrix(X), y)
+    a = Est(q=0.4, objective=objective, tol=1e-10).fit(X, y)
+    b = Est(q=0.4, objective=objective, tol=1e-10).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(b.coef_, a.coef_, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(b.decision_function(sp.csr_matrix(X)), a.decision_function(X),
                                rtol=1e-6, atol=1e-9)
@@ -107,7 +109,7 @@ def test_dense_and_sparse_inputs_give_the_same_model(Est, objective):
 @pytest.mark.parametrize("Est", [DropoutSVC, DropoutLogisticRegression])
 def test_all_solvers_reach_the_same_model(Est):
     X, y = _overlapping()
-    models = [Est(q=0.3, solver=s, tol=1e-13, max_iter=3000).fit(X, y)
+    models = [Est(q=0.3, solver=s, tol=1e-10, max_iter=3000).fit(X, y)
               for s in ("newton", "irls", "lbfgs")]
     for other in models[1:]:
         np.testing.assert_allclose(other.coef_, models[0].coef_, rtol=1e-4, atol=1e-6)
@@ -171,7 +173,7 @@ def test_inputs_are_not_modified():
 def test_convergence_warning_at_max_iter():
     X, y = _overlapping()
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
-        DropoutSVC(max_iter=1, tol=1e-15).fit(X, y)
+        DropoutSVC(max_iter=1).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         DropoutSVC().fit(X, y)

@@ -39,7 +39,7 @@ def ids(loss):
 @pytest.mark.parametrize("linear_solver", ["cholesky", "cg"])
 def test_irls_objective_is_monotone_non_increasing(loss, linear_solver):
     X, Y, var, _ = _problem(n_classes=3)
-    res = S.irls(X, Y, var, loss, tol=1e-12, max_iter=60, linear_solver=linear_solver,
+    res = S.irls(X, Y, var, loss, tol=1e-10, max_iter=60, linear_solver=linear_solver,
                  theta0=np.zeros((X.shape[1] + 1, 3)))
     for hist in res.objective:
         assert hist.size > 5
@@ -49,8 +49,8 @@ def test_irls_objective_is_monotone_non_increasing(loss, linear_solver):
 @pytest.mark.parametrize("loss", BOUNDS, ids=ids)
 def test_closed_form_and_iterative_irls_agree(loss):
     X, Y, var, _ = _problem(n_classes=3)
-    a = S.irls(X, Y, var, loss, tol=1e-13, max_iter=2000, linear_solver="cholesky")
-    b = S.irls(X, Y, var, loss, tol=1e-13, max_iter=2000, linear_solver="cg")
+    a = S.irls(X, Y, var, loss, tol=1e-10, max_iter=2000, linear_solver="cholesky")
+    b = S.irls(X, Y, var, loss, tol=1e-10, max_iter=2000, linear_solver="cg")
     assert a.converged.all() and b.converged.all()
     np.testing.assert_allclose(b.coef, a.coef, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(b.intercept, a.intercept, rtol=1e-5, atol=1e-7)
@@ -60,8 +60,8 @@ def test_closed_form_and_iterative_irls_agree(loss):
 @pytest.mark.parametrize("solver", [S.newton, S.lbfgs], ids=["newton", "lbfgs"])
 def test_fast_solvers_reach_the_irls_optimum(loss, solver):
     X, Y, var, _ = _problem(n_classes=3)
-    ref = S.irls(X, Y, var, loss, tol=1e-14, max_iter=5000)
-    fast = solver(X, Y, var, loss, tol=1e-14, max_iter=500)
+    ref = S.irls(X, Y, var, loss, tol=1e-10, max_iter=5000)
+    fast = solver(X, Y, var, loss, tol=1e-10, max_iter=500)
     f_ref = np.array([h[-1] for h in ref.objective])
     f_fast = np.array([h[-1] for h in fast.objective])
     np.testing.assert_allclose(f_fast, f_ref, rtol=1e-9)
@@ -73,8 +73,8 @@ def test_fast_solvers_reach_the_irls_optimum(loss, solver):
 @pytest.mark.parametrize("loss", [HingeGaussian(0.8, 1.0), LogisticGaussian(0.8)], ids=ids)
 def test_newton_and_lbfgs_agree_on_the_gaussian_objectives(loss):
     X, Y, var, _ = _problem(n_classes=2)
-    a = S.newton(X, Y, var, loss, tol=1e-14, max_iter=200)
-    b = S.lbfgs(X, Y, var, loss, tol=1e-14, max_iter=2000)
+    a = S.newton(X, Y, var, loss, tol=1e-10, max_iter=200)
+    b = S.lbfgs(X, Y, var, loss, tol=1e-10, max_iter=2000)
     np.testing.assert_allclose(a.coef, b.coef, rtol=1e-4, atol=1e-6)
     with pytest.raises(ValueError, match="IRLS needs a variational bound"):
         S.irls(X, Y, var, loss)
@@ -119,9 +119,9 @@ def test_dense_and_sparse_give_the_same_model(loss):
 
 def test_columns_are_solved_independently():
     X, Y, var, _ = _problem(n_classes=3)
-    joint = S.newton(X, Y, var, HingeBound(0.8), tol=1e-13)
+    joint = S.newton(X, Y, var, HingeBound(0.8), tol=1e-10)
     for k in range(3):
-        alone = S.newton(X, Y[:, [k]], var, HingeBound(0.8), tol=1e-13)
+        alone = S.newton(X, Y[:, [k]], var, HingeBound(0.8), tol=1e-10)
         np.testing.assert_allclose(alone.coef[0], joint.coef[k], rtol=1e-6, atol=1e-8)
 
 
@@ -186,8 +186,8 @@ def test_newton_handles_the_kinked_plain_hinge():
     """q = 0: the bound is the plain hinge; Newton follows a smoothing path to its optimum."""
     X, Y, var, _ = _problem(q=0.0)
     assert var.is_zero()
-    ref = S.irls(X, Y, var, HingeBound(0.8), tol=1e-14, max_iter=5000)
-    res = S.newton(X, Y, var, HingeBound(0.8), tol=1e-12, max_iter=500)
+    ref = S.irls(X, Y, var, HingeBound(0.8), tol=1e-9, max_iter=5000)
+    res = S.newton(X, Y, var, HingeBound(0.8), tol=1e-9, max_iter=500)
     assert res.converged.all()
     assert res.objective[0][-1] == pytest.approx(ref.objective[0][-1], rel=1e-9)
 
@@ -195,7 +195,7 @@ def test_newton_handles_the_kinked_plain_hinge():
 def test_solvers_report_non_convergence():
     X, Y, var, _ = _problem()
     for solver in (S.irls, S.newton, S.lbfgs):
-        res = solver(X, Y, var, HingeBound(0.8), tol=1e-15, max_iter=1)
+        res = solver(X, Y, var, HingeBound(0.8), tol=1e-12, max_iter=1)
         assert not res.converged.all() and res.n_iter.max() == 1
 
 
@@ -206,12 +206,12 @@ def test_subsampled_float32_newton_reaches_the_irls_optimum(loss, monkeypatch):
     from robustclf.linear import _dropout_problem as P
 
     X, Y, var, _ = _problem(n=400, d=8, n_classes=3)
-    ref = S.irls(X, Y, var, loss, tol=1e-14, max_iter=5000)
+    ref = S.irls(X, Y, var, loss, tol=1e-10, max_iter=5000)
     monkeypatch.setattr(P, "_HESSIAN_ROWS", 100)
     monkeypatch.setattr(P, "_FLOAT32_MIN_SIZE", 10)
     problem = S._Problem(X, Y, var, loss, True)
     assert problem.fast.X.dtype == np.float32 and problem.rows.size == 100
-    res = S.newton(X, Y, var, loss, tol=1e-14, max_iter=500)
+    res = S.newton(X, Y, var, loss, tol=1e-10, max_iter=500)
     f_ref = np.array([h[-1] for h in ref.objective])
     np.testing.assert_allclose([h[-1] for h in res.objective], f_ref, rtol=1e-10)
     np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-4, atol=1e-6)
@@ -226,12 +226,12 @@ def test_newton_reads_large_dense_x_in_float32_without_moving_the_optimum(monkey
     X, Y, var, _ = _problem(n=400, d=8, n_classes=3)
     y = Y.argmax(axis=1)
     assert S.newton_precision(X) is X                      # small: unchanged
-    ref = DropoutSVC(q=0.3, C=0.8, tol=1e-12).fit(X, y)
+    ref = DropoutSVC(q=0.3, C=0.8, tol=1e-9).fit(X, y)
     monkeypatch.setattr(P, "_FLOAT32_MIN_SIZE", 10)
     assert S.newton_precision(X).dtype == np.float32
     assert S.newton_precision(sp.csr_matrix(X)).dtype == np.float64   # sparse: unchanged
     X0 = X.copy()
-    low = DropoutSVC(q=0.3, C=0.8, tol=1e-12).fit(X, y)
+    low = DropoutSVC(q=0.3, C=0.8).fit(X, y)     # float32 passes: the default tol is reachable
     np.testing.assert_array_equal(X, X0)
     var64 = S.Variance(*DropoutNoise(0.3)._variance_terms(X), X.shape)
     f_low = S.objective(X, Y, var64, HingeBound(0.8), low.coef_, low.intercept_)

@@ -77,17 +77,30 @@ class _BoundLoss:
 
 
 class _Smoothed:
-    """Hinge-type losses: ``sqrt(. + delta^2)`` smooths the kink; Newton follows a path of
-    decreasing ``delta`` (``margin``, ``margin / 10``, ... down to the final ``1e-8 margin``)."""
+    """Hinge-type losses: ``sqrt(. + delta^2)`` smooths the kink, ``delta = smoothing * margin``.
 
-    def __init__(self, C: float, margin: float = 1.0, smoothing: float = _SMOOTHING):
+    ``smoothing`` may be an array with one entry per column (broadcast along the samples), so
+    that Newton's continuation can move each one-vs-all problem along its own path of decreasing
+    smoothing (:meth:`levels`, :meth:`at`).
+    """
+
+    def __init__(self, C: float, margin: float = 1.0, smoothing=_SMOOTHING):
         self.C, self.margin, self.smoothing = C, margin, smoothing
-        self._delta2 = (smoothing * margin) ** 2
+        self._delta2 = (np.asarray(smoothing, dtype=float) * margin) ** 2
+
+    def levels(self) -> np.ndarray:
+        """Smoothing levels ``1, 0.1, 0.01, ...`` down to and ending with this loss's own."""
+        final = float(np.min(self.smoothing))
+        n = max(int(np.ceil(-np.log10(final) - 1e-9)), 0)
+        return np.append(10.0 ** -np.arange(n), final)
+
+    def at(self, smoothing) -> _Smoothed:
+        """The same loss with another smoothing (a scalar, or one entry per column)."""
+        return type(self)(self.C, self.margin, np.asarray(smoothing, dtype=float))
 
     def continuation(self) -> list:
-        """Losses of decreasing smoothing ending with this one, for Newton's continuation."""
-        levels = 10.0 ** -np.arange(0, -np.log10(self.smoothing))
-        return [type(self)(self.C, self.margin, s) for s in levels] + [self]
+        """Losses of decreasing smoothing ending with this one."""
+        return [self.at(s) for s in self.levels()[:-1]] + [self]
 
 
 class HingeBound(_Smoothed, _BoundLoss):

@@ -153,6 +153,20 @@ class _Problem:
         u = self.var.forward(w * w)
         return (w * w).sum(axis=0) + self.loss.value(m, u, Y).sum(axis=0), m, u
 
+    def gradient_scale(self) -> np.ndarray:
+        """``||grad F_k(0)||_inf`` of each column: the scale of the relative gradient norm.
+
+        At ``w = 0, b = 0`` every margin is 0 and every variance 0, so the gradient is
+        ``X̄^T l_m(0, 0; y)``: one pass over the data, computed once. Floored at a tiny positive
+        value (a problem whose gradient vanishes at 0 is solved by 0).
+        """
+        if getattr(self, "_gradient_scale", None) is None:
+            zeros = np.zeros_like(self.Y)
+            lm, _ = self.loss.derivatives(zeros, zeros, self.Y, order=1)
+            g = self.lin_t(lm)
+            self._gradient_scale = np.maximum(np.abs(g).max(axis=0), np.finfo(float).tiny)
+        return self._gradient_scale
+
     def gradient(self, theta, lm, lu, Vlu=None):
         """Gradient of each column's objective, from the loss's first derivatives."""
         w = theta[: self.d]
