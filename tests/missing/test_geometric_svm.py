@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -121,7 +122,7 @@ def test_scaled_bias_raises_a_too_small_svr_epsilon(monkeypatch):
     assert b2 == pytest.approx(b, abs=1e-6)
     # with one try and that epsilon the answer is not Eq. (6): the retry is what makes it exact
     monkeypatch.setattr(gs, "_EPS_TRIES", 1)
-    with pytest.warns(RuntimeWarning, match="wrong-sign"):
+    with pytest.warns(ConvergenceWarning, match="wrong-sign"):
         _svm_step(K, y, s, 1.0, "scaled", 1e-10)
 
 

@@ -34,19 +34,29 @@ directly as a QP with cvxpy and Clarabel (optional extra ``conic``; slow, a refe
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from ._signed_qp import _BAND, _MAX_BAND, solve_cold, solve_warm
+from .._convergence import warn_not_converged
+from ._signed_qp import _BAND, _MAX_BAND, libsvm_max_iter, solve_cold, solve_warm
 from .kernels import restricted_sq_norms
 
-__all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings"]
+__all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings", "kkt_residual"]
+
 
 @dataclass
 class BinaryIterate:
-    """One iterate ``(w, b)`` of the algorithm: ``w = sum_j coef_j phi(x_{support_j})``."""
+    """One iterate ``(w, b)`` of the algorithm: ``w = sum_j coef_j phi(x_{support_j})``.
+
+    ``kkt_residual`` is the optimality measure of the SVM solve for the fixed scalings
+    ``fit_scalings`` (:func:`kkt_residual`), ``scaling_change`` the fixed-point residual
+    ``max_i |s_i(w) - fit_scalings_i|`` (0 at a fixed point of the §3 iteration), and
+    ``libsvm_capped`` whether libsvm stopped at its iteration cap in this solve.
+    """
 
     support: np.ndarray
     coef: np.ndarray
@@ -54,6 +64,9 @@ class BinaryIterate:
     scaled_bias: bool
     objective: float
     fit_scalings: np.ndarray
+    kkt_residual: float = float("nan")
+    scaling_change: float = float("nan")
+    libsvm_capped: bool = False
 
 
 def scalings(sq_norms: np.ndarray, full_sq_norm: float) -> np.ndarray:
@@ -86,6 +99,11 @@ def _qp_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str,
     prob.solve(solver=cp.CLARABEL)
     if prob.status not in ("optimal", "optimal_inaccurate"):
         raise RuntimeError(f"Clarabel failed on the Eq. (6)/(7) QP: {prob.status}.")
+    if prob.status == "optimal_inaccurate":
+        warn_not_converged("GeometricMarginSVC's Clarabel QP solve",
+                           reason="Clarabel returned 'optimal_inaccurate' for the Eq. (6)/(7) "
+                                  "QP", advice="Scale the data, or use solver='libsvm'.",
+                           stacklevel=4)
     gamma = np.asarray(g.value)
     # Clarabel's optimum is interior-point: coefficients below 1e-9 C are zeros
     sup = np.flatnonzero(np.abs(gamma) > 1e-9 * C)
@@ -108,8 +126,9 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
     """
     if solver == "clarabel":
         return _qp_step(K, y, s, C, bias)
+    cap = libsvm_max_iter(K.shape[0])
     if np.all(s == 1.0):
-        svc = SVC(kernel="precomputed", C=C, tol=tol).fit(K, y)
+        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=cap).fit(K, y)
         return svc.support_, svc.dual_coef_[0].copy(), float(svc.intercept_[0])
     if bias == "scaled":  # (*) in gamma itself: margins s_i, bounds C / s_i, kernel K
         d, m, u = np.ones_like(s), s, C / s
@@ -127,7 +146,7 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
     else:
         G = np.multiply(K, d[:, None], out=buffer)
         G *= d
-        svc = SVC(kernel="precomputed", C=C, tol=tol).fit(G, y)
+        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=cap).fit(G, y)
         g, b = np.zeros_like(s), float(svc.intercept_[0])
         g[svc.support_] = svc.dual_coef_[0]
     coef = g * d
@@ -135,10 +154,63 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
     return sup, coef[sup], b
 
 
+def kkt_residual(K_coef: np.ndarray, coef: np.ndarray, b: float, y: np.ndarray,
+                 s: np.ndarray, C: float, bias: str) -> float:
+    """Largest violation of the KKT conditions of (*) at ``(coef, b)``, in margin units.
+
+    In the variables of either reading (``g = coef / d`` with ``d = 1`` for ``"scaled"``,
+    ``d = 1 / s`` for ``"unscaled"``; margins ``m = s`` or ``1``; bounds ``u = C / s`` or
+    ``C``) the margin of row ``i`` is ``y_i (d_i (K coef)_i + b)``; it must be ``>= m_i`` where
+    ``y_i g_i = 0``, ``<= m_i`` where ``y_i g_i = u_i`` and ``= m_i`` in between. This is the
+    quantity libsvm's ``tol`` bounds (up to the choice of ``b`` inside the violating pair's
+    interval), so it is at most about ``tol`` after a normal libsvm stop.
+
+    Parameters
+    ----------
+    K_coef : ndarray of shape (n,)
+        ``K @ coef`` with ``coef`` dense.
+    coef : ndarray of shape (n,)
+        Dense ``c = alpha y / s``.
+    b : float
+    y, s : ndarray of shape (n,)
+    C : float
+    bias : {"scaled", "unscaled"}
+    """
+    if bias == "scaled":
+        d, m, u = np.ones_like(s), s, C / s
+    else:
+        d, m, u = 1.0 / s, np.ones_like(s), np.full_like(s, C)
+    a = y * coef / d
+    gap = y * (d * K_coef + b) - m
+    at_zero = a <= 1e-6 * u               # libsvm's bounds are exact; an interior-point
+    at_bound = a >= u * (1.0 - 1e-6)      # solution (Clarabel) is 1e-8-close to them
+    viol = np.where(at_zero, np.maximum(0.0, -gap),
+                    np.where(at_bound, np.maximum(0.0, gap), np.abs(gap)))
+    return float(viol.max(initial=0.0))
+
+
+def _recording_libsvm_cap(step, *args):
+    """``step(*args)`` and whether libsvm hit its iteration cap (its ConvergenceWarning).
+
+    The ConvergenceWarning is withheld (the estimator reports it once, with the KKT residual
+    reached); any other warning is emitted again unchanged.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = step(*args)
+    capped = False
+    for w in caught:
+        if issubclass(w.category, ConvergenceWarning) and "terminated early" in str(w.message):
+            capped = True
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return out, capped
+
+
 def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
                patterns: np.ndarray, inverse: np.ndarray, *, C: float, max_iter: int,
                bias: str, tol: float, kernel_params: dict,
-               solver: str = "libsvm", warm_start: bool = True,
+               solver: str = "libsvm", warm_start: bool = True, svm_tol: float = 1e-3,
                ) -> tuple[list[BinaryIterate], bool]:
     """Alternate an SVM solve for fixed ``s`` and ``s_i = ||w^(i)|| / ||w||`` (§3).
 
@@ -154,11 +226,15 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
     warm_start : bool, default=True
         Seed every libsvm solve after the first with the previous iterate (same optimality
         conditions, less time; ``False`` only for benchmarks and tests).
+    svm_tol : float, default=1e-3
+        libsvm's ``tol`` (its KKT tolerance) in every SVM solve.
 
     Returns
     -------
     iterates : list of BinaryIterate
         Iterate 0 is the ordinary SVM (``s = 1``); iterate ``t`` uses the scalings of ``t - 1``.
+        Each records its KKT residual, its fixed-point residual and whether libsvm hit its
+        iteration cap.
     converged : bool
         Whether a fixed point (max change of ``s`` below ``tol``) was reached.
     """
@@ -167,19 +243,22 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
     buffer = np.empty_like(K) if bias == "unscaled" and max_iter > 0 else None
     start = None
     for _ in range(max_iter + 1):
-        sup, coef, b = _svm_step(K, y, s, C, bias, 1e-3, solver, buffer, start)
+        (sup, coef, b), capped = _recording_libsvm_cap(_svm_step, K, y, s, C, bias, svm_tol,
+                                                       solver, buffer, start)
         sq, full = restricted_sq_norms(X0[sup], M[sup], coef, patterns, **kernel_params)
         s_new = scalings(sq, full)[inverse]
-        it = BinaryIterate(sup, coef, b, bias == "scaled", 0.0, s)
         dense = np.zeros(y.shape[0])
         dense[sup] = coef
         K_coef = K @ dense
+        it = BinaryIterate(sup, coef, b, bias == "scaled", 0.0, s,
+                           kkt_residual(K_coef, dense, b, y, s, C, bias),
+                           float(np.max(np.abs(s_new - s))), capped)
         if warm_start:
             start = (dense, b, K_coef, s)
         f = (K_coef + b) / s_new if it.scaled_bias else K_coef / s_new + b  # Eq. (7)
         it.objective = 0.5 * full + C * float(np.maximum(0.0, 1.0 - y * f).sum())
         iterates.append(it)
-        if np.max(np.abs(s_new - s)) < tol:
+        if it.scaling_change < tol:
             return iterates, True
         s = s_new
     return iterates, False

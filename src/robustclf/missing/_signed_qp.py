@@ -42,12 +42,12 @@ as the solver, not a new QP solver.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.svm import SVR
 
-__all__ = ["solve_cold", "solve_warm"]
+from .._convergence import warn_not_converged
+
+__all__ = ["solve_cold", "solve_warm", "libsvm_max_iter"]
 
 _EPS_START = 1e2  # first SVR epsilon, in units of max(|linear term|, 1); raised if too small
 _EPS_GROWTH = 1e2
@@ -56,6 +56,19 @@ _PIN = 1e3  # the extra row's reward, in units of eps + |r| + max |linear term| 
 _BAND = 0.2  # rows within m_i (1 +- _BAND) of their margin are solved by libsvm
 _MAX_BAND = 1.0  # beyond it (scalings more than halved or doubled) a cold solve is made
 _MAX_ROUNDS = 6
+_LIBSVM_MAX_ITER = 10_000_000  # upstream libsvm's cap; scikit-learn's fork has none by default
+
+
+def libsvm_max_iter(n: int) -> int:
+    """SMO iteration cap of one libsvm solve on ``n`` rows: ``max(1e7, 100 n)``.
+
+    The cap of upstream libsvm (scikit-learn's copy runs without one unless ``max_iter`` is
+    set, and then may never stop on a badly conditioned kernel). Reaching it makes
+    scikit-learn raise a ``ConvergenceWarning`` ("Solver terminated early"), which
+    :func:`robustclf.missing._geometric_solver.fit_binary` records and the estimator reports
+    with the KKT residual reached.
+    """
+    return max(_LIBSVM_MAX_ITER, 100 * int(n))
 
 
 def _svr_solve(G: np.ndarray, y: np.ndarray, lin: np.ndarray, u: np.ndarray, r: float,
@@ -89,7 +102,8 @@ def _svr_solve(G: np.ndarray, y: np.ndarray, lin: np.ndarray, u: np.ndarray, r: 
         if pinned:
             z = np.append(z, -np.sign(r) * _PIN * (eps + abs(r) + scale))
             weights = np.append(weights, abs(r) / u_max)
-        svr = SVR(kernel="precomputed", C=u_max, epsilon=eps, tol=tol)
+        svr = SVR(kernel="precomputed", C=u_max, epsilon=eps, tol=tol,
+                  max_iter=libsvm_max_iter(G.shape[0]))
         svr.fit(G, z, sample_weight=weights)
         g = np.zeros(n + pinned)
         g[svr.support_] = svr.dual_coef_[0]
@@ -99,8 +113,10 @@ def _svr_solve(G: np.ndarray, y: np.ndarray, lin: np.ndarray, u: np.ndarray, r: 
     else:  # in practice unreachable: needs margins beyond 2e8 * max(|lin|, 1)
         if pinned:
             return None
-        warnings.warn("The SVR reformulation of the SVM dual kept wrong-sign coefficients; "
-                      "the solution is approximate.", RuntimeWarning, stacklevel=4)
+        warn_not_converged("The SVR reformulation of the SVM dual",
+                           reason="it kept wrong-sign coefficients after raising epsilon "
+                                  f"{_EPS_TRIES} times; the solution is approximate",
+                           advice="Scale the data.", stacklevel=4)
     if pinned and abs(g[n] + r) > 1e-9 * max(abs(r), 1.0):
         return None
     return g[:n], float(svr.intercept_[0])
