@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 __all__ = ["RoLRSolution", "trimmed_sum", "project_capped_simplex", "solve_dual", "solve_socp",
            "SOLVERS"]
@@ -151,13 +152,51 @@ def project_capped_simplex(v: np.ndarray, n: float, tau0: float | None = None,
     return np.clip(v - tau, 0.0, 1.0), tau
 
 
+def column_medians(X) -> np.ndarray:
+    """Coordinate-wise median of the rows of dense or sparse ``X`` (implicit zeros counted).
+
+    For sparse ``X`` no column is densified unless it has at least ``N / 2 - 1`` stored
+    entries: with more than ``N / 2 + 1`` implicit zeros both middle order statistics are 0.
+    """
+    if not sp.issparse(X):
+        return np.median(np.asarray(X), axis=0)
+    Xc = sp.csc_matrix(X)
+    N = Xc.shape[0]
+    med = np.zeros(Xc.shape[1])
+    counts = np.diff(Xc.indptr)
+    for j in np.flatnonzero(counts >= N / 2.0 - 1.0):
+        column = np.zeros(N)
+        column[Xc.indices[Xc.indptr[j]:Xc.indptr[j + 1]]] = Xc.data[Xc.indptr[j]:Xc.indptr[j + 1]]
+        med[j] = np.median(column)
+    return med
+
+
+def centred_row_norms(X, center: np.ndarray | None = None, chunk: int = 4096) -> np.ndarray:
+    """``||x_i - center||_2`` for every row of dense or sparse ``X``, without copying ``X``."""
+    if sp.issparse(X):
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        if center is not None:
+            sq = sq - 2.0 * np.asarray(X @ center).ravel() + float(center @ center)
+        return np.sqrt(np.maximum(sq, 0.0))
+    X = np.asarray(X)
+    out = np.empty(X.shape[0])
+    for lo in range(0, X.shape[0], chunk):
+        block = X[lo:lo + chunk] if center is None else X[lo:lo + chunk] - center
+        out[lo:lo + chunk] = np.sqrt(np.einsum("ij,ij->i", block, block))
+    return out
+
+
 class _Design:
-    """The linear maps of ``A = diag(y) [X - 1 m^T, c 1]`` without forming it (nor copying X)."""
+    """The linear maps of ``A = diag(y) [(X - 1 m^T) / S, c 1]`` without forming it.
+
+    ``m`` is an optional centre, ``S > 0`` a scale and ``c`` the value of an optional constant
+    column; neither ``X`` nor ``A`` is ever copied, so dense and sparse ``X`` share the code.
+    """
 
     def __init__(self, X, y: np.ndarray, intercept_scaling: float | None,
-                 center: np.ndarray | None = None):
+                 center: np.ndarray | None = None, scale: float = 1.0):
         self.X, self.y = X, np.asarray(y, dtype=np.float64)
-        self.c, self.m = intercept_scaling, center
+        self.c, self.m, self.s = intercept_scaling, center, float(scale)
         self.n_rows, self.p = X.shape
         self.dim = self.p + (self.c is not None)
 
@@ -167,67 +206,101 @@ class _Design:
         out = np.asarray(self.X.T @ yt).ravel()
         if self.m is not None:
             out = out - self.m * yt.sum()
+        if self.s != 1.0:
+            out = out / self.s
         return np.append(out, self.c * yt.sum()) if self.c is not None else out
 
     def matvec(self, u: np.ndarray) -> np.ndarray:
         """``A u``."""
         w = u[:self.p]
         z = np.asarray(self.X @ w).ravel()
-        shift = (-float(self.m @ w) if self.m is not None else 0.0) + (
-            self.c * u[-1] if self.c is not None else 0.0)
-        return self.y * (z + shift) if shift else self.y * z
+        if self.m is not None:
+            z = z - float(self.m @ w)
+        if self.s != 1.0:
+            z = z / self.s
+        if self.c is not None:
+            z = z + self.c * u[-1]
+        return self.y * z
 
     def row_norms(self) -> np.ndarray:
-        X = self.X
-        if sp.issparse(X):
-            sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        else:
-            sq = np.einsum("ij,ij->i", X, X)
-        if self.m is not None:
-            sq = sq - 2.0 * np.asarray(X @ self.m).ravel() + float(self.m @ self.m)
-        return np.sqrt(np.maximum(sq, 0.0) + (self.c ** 2 if self.c is not None else 0.0))
+        """``||a_i||_2``, the norms of the rows of ``A`` (constant column included)."""
+        norms = centred_row_norms(self.X, self.m) / self.s
+        return np.sqrt(norms ** 2 + self.c ** 2) if self.c is not None else norms
+
+    def gram_operator(self):
+        """``A^T A`` (or ``A A^T`` when it is smaller) as a function, and its size.
+
+        Both are products of ``A`` and ``A^T``; ``A^T A`` does not depend on the labels
+        (``y_i^2 = 1``). Never ``X^T diag(y) X``.
+        """
+        if self.dim <= self.n_rows:
+            return (lambda u: self.rmatvec(self.matvec(u))), self.dim
+        return (lambda t: self.matvec(self.rmatvec(t))), self.n_rows
 
     def lipschitz(self) -> float:
-        """``||A||_2^2 = lambda_max(A^T A)``; ``A^T A`` does not depend on the labels."""
-        if self.dim <= 2000:
-            X, N = self.X, self.n_rows
-            gram = X.T @ X
-            gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
-            colsum = np.asarray(X.sum(axis=0)).ravel()
-            if self.m is not None:
-                gram = (gram - np.outer(colsum, self.m) - np.outer(self.m, colsum)
-                        + N * np.outer(self.m, self.m))
-                colsum = colsum - N * self.m
-            if self.c is not None:
-                col = self.c * colsum
-                gram = np.block([[gram, col[:, None]],
-                                 [col[None, :], np.array([[self.c ** 2 * N]])]])
-            return float(np.linalg.eigvalsh(gram)[-1]) * (1.0 + 1e-10)
-        u = np.random.default_rng(0).standard_normal(self.dim)
-        lam = 0.0
-        for _ in range(100):
-            w = self.rmatvec(self.y * self.matvec(u))          # A^T A u
-            lam_new = float(np.linalg.norm(w))
-            u = w / lam_new
-            if abs(lam_new - lam) <= 1e-6 * lam_new:
-                break
-            lam = lam_new
-        return lam_new * 1.05
+        """``lambda_max(A^T A) = ||A||_2^2``, the Lipschitz constant of the dual gradient.
+
+        Lanczos iteration (ARPACK's ``eigsh``, a Krylov-accelerated power iteration) on the
+        smaller of ``A^T A`` and ``A A^T``, applied through products with ``A`` and ``A^T``
+        only, for dense and sparse ``X`` alike; for a size of at most 2 the Gram matrix is
+        formed column by column. A Ritz value never exceeds ``lambda_max``: the solver's
+        backtracking safeguard (:func:`solve_dual`) raises the constant if the estimate is low.
+        """
+        apply, k = self.gram_operator()
+        if k <= 2:
+            gram = np.column_stack([apply(e) for e in np.eye(k)])
+            return float(np.linalg.eigvalsh(0.5 * (gram + gram.T))[-1])
+        op = LinearOperator((k, k), matvec=apply, dtype=np.float64)
+        v0 = 1.0 + 0.1 * np.random.default_rng(0).standard_normal(k)
+        try:
+            lam = eigsh(op, k=1, which="LA", v0=v0, tol=1e-6, maxiter=50 * k,
+                        return_eigenvectors=False)
+        except ArpackNoConvergence as exc:         # pragma: no cover - ARPACK rarely fails
+            lam = exc.eigenvalues
+            if lam.size == 0:
+                lam = np.array([_power_iteration(apply, v0)])
+        return float(np.max(lam)) * (1.0 + 1e-6)
+
+
+def _power_iteration(apply, u: np.ndarray, n_iter: int = 200) -> float:
+    """Largest eigenvalue of a PSD operator by plain power iteration (ARPACK's fallback)."""
+    lam = 0.0
+    for _ in range(n_iter):
+        w = apply(u)
+        lam = float(np.linalg.norm(w))
+        if lam == 0.0:
+            return 0.0
+        u = w / lam
+    return lam
 
 
 def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
-               center: np.ndarray | None = None, tol: float = 1e-6,
+               center: np.ndarray | None = None, scale: float = 1.0, tol: float = 1e-6,
                max_iter: int = 10_000) -> RoLRSolution:
     """RoLR (Eq. 2) through its dual ``min_{t in C} ||A^T t||_2`` by accelerated projection.
 
-    FISTA on ``f(t) = ||A^T t||^2 / 2`` (gradient ``A A^T t``, Lipschitz ``||A||_2^2``) with the
-    gradient-based adaptive restart of O'Donoghue & Candes (2015). At every extrapolated point
-    ``s`` the direction ``beta(s) = A^T s / ||A^T s||`` is a primal candidate whose trimmed sum
-    comes free from the gradient (``A beta(s) = grad f(s) / ||A^T s||``). Stops when
+    FISTA on ``f(t) = ||A^T t||^2 / 2`` (gradient ``A A^T t``) with the gradient-based adaptive
+    restart of O'Donoghue & Candes (2015). The step is ``1 / L``: ``L`` starts at the Lanczos
+    estimate of ``||A||_2^2`` (:meth:`_Design.lipschitz`) and is raised by backtracking whenever
+    a step violates the descent condition ``||A^T (t+ - s)||^2 <= L ||t+ - s||^2`` (free to
+    check: ``A^T t+`` is computed anyway), so a low estimate cannot make the iteration diverge.
 
-    * ``D_best - max(P_best, 0) <= tol * D_best`` (relative duality gap), or
-    * ``D_best <= tol * S``: the optimum is zero at the scale ``S`` of the data (``S`` = sum of
-      the ``n`` largest row norms, a bound on ``|P|``): collapse, ``coef = 0``.
+    At every extrapolated point ``s`` the direction ``beta(s) = A^T s / ||A^T s||`` is a primal
+    candidate whose trimmed sum comes free from the gradient (``A beta(s) = grad f(s) /
+    ||A^T s||``). With ``D_best`` the smallest ``||A^T t||`` over the feasible iterates and
+    ``P_best`` the largest trimmed sum over the candidates, ``P_best <= P* = D* <= D_best``.
+    The solver stops when either certificate holds:
+
+    * optimum: ``D_best - max(P_best, 0) <= tol * D_best`` (relative duality gap). Since
+      ``P(beta) <= <A^T t*, beta> = D* cos(beta, beta*)`` for unit ``beta``, the gap also bounds
+      the direction's error: ``1 - cos(beta_best, beta*) <= tol``;
+    * collapse: ``D_best <= tol * B`` with ``B`` the sum of the ``n`` largest row norms of
+      ``A``, a bound on ``|P(beta)|`` over the unit ball: the optimal trimmed sum is at most
+      ``tol`` times its largest possible magnitude, so ``beta = 0`` is optimal to that
+      accuracy and ``coef = 0``.
+
+    Otherwise the solver stops at ``max_iter`` with ``converged=False`` and returns the best
+    candidate direction (never ``beta = 0``: a collapse must be certified).
 
     Parameters
     ----------
@@ -239,6 +312,8 @@ def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
         Value of an appended constant column (``None``: no intercept).
     center : ndarray of shape (p,) or None, default=None
         Subtracted from every row of ``X`` (implicitly: ``X`` is not copied).
+    scale : float > 0, default=1.0
+        The centred rows are divided by ``scale`` (implicitly).
     tol : float, default=1e-6
     max_iter : int, default=10000
 
@@ -246,16 +321,15 @@ def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
     -------
     RoLRSolution
     """
-    design = _Design(X, y, intercept_scaling, center)
+    design = _Design(X, y, intercept_scaling, center, scale)
     N = design.n_rows
-    norms = design.row_norms()
-    scale = trimmed_sum(-norms, n) * -1.0
-    step = 1.0 / max(design.lipschitz(), np.finfo(float).tiny)
+    bound = -trimmed_sum(-design.row_norms(), n)
+    lip = max(design.lipschitz(), np.finfo(float).tiny)
     t = np.full(N, n / N)
     u_t = design.rmatvec(t)
     s, u_s, theta, tau = t, u_t, 1.0, None
-    d_best, p_best, beta_best = float(np.linalg.norm(u_t)), 0.0, np.zeros(design.dim)
-    converged, k = False, 0
+    d_best, p_best, beta_best = float(np.linalg.norm(u_t)), -np.inf, None
+    state, k = "max_iter", 0
     while k < max_iter:
         k += 1
         grad = design.matvec(u_s)
@@ -264,11 +338,13 @@ def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
             p_s = trimmed_sum(grad, n) / d_s
             if p_s > p_best:
                 p_best, beta_best = p_s, u_s / d_s
-        if d_best - p_best <= tol * d_best or d_best <= tol * scale:
-            converged = True
+        if d_best <= tol * bound:
+            state = "collapsed"
             break
-        t_new, tau = project_capped_simplex(s - step * grad, n, tau)
-        u_new = design.rmatvec(t_new)
+        if d_best - max(p_best, 0.0) <= tol * d_best:
+            state = "optimal"
+            break
+        t_new, u_new, tau, lip = _projected_step(design, s, u_s, grad, n, lip, tau)
         d_best = min(d_best, float(np.linalg.norm(u_new)))
         if np.dot(s - t_new, t_new - t) > 0:          # gradient restart
             theta_new, momentum = 1.0, 0.0
@@ -278,21 +354,41 @@ def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
         s = t_new + momentum * (t_new - t)
         u_s = u_new + momentum * (u_new - u_t)
         t, u_t, theta = t_new, u_new, theta_new
-    collapsed = d_best <= tol * scale or p_best <= 0.0
-    coef = np.zeros(design.dim) if collapsed else beta_best
-    objective = 0.0 if collapsed else p_best
-    return RoLRSolution(coef, objective, d_best, k, converged, collapsed)
+    if state == "collapsed" or beta_best is None:
+        return RoLRSolution(np.zeros(design.dim), 0.0, d_best, k, state == "collapsed",
+                            state == "collapsed")
+    return RoLRSolution(beta_best, p_best, d_best, k, state == "optimal", False)
+
+
+def _projected_step(design: _Design, s, u_s, grad, n: int, lip: float, tau):
+    """One projected-gradient step from ``s`` with step ``1 / L``, backtracking on ``L``.
+
+    Returns ``t+ = P_C(s - grad / L)``, ``A^T t+``, the projection's shift and the (possibly
+    raised) ``L``. The descent lemma holds for ``f = ||A^T t||^2 / 2`` exactly when
+    ``||A^T (t+ - s)||^2 <= L ||t+ - s||^2``; if not, ``L`` is raised to twice the observed
+    curvature and the step is redone.
+    """
+    while True:
+        t_new, tau = project_capped_simplex(s - grad / lip, n, tau)
+        u_new = design.rmatvec(t_new)
+        step_sq = float(np.dot(t_new - s, t_new - s))
+        curv_sq = float(np.dot(u_new - u_s, u_new - u_s))
+        if curv_sq <= lip * step_sq * (1.0 + 1e-9) or step_sq == 0.0:
+            return t_new, u_new, tau, lip
+        lip = 2.0 * curv_sq / step_sq
 
 
 def solve_socp(X, y, n: int, *, intercept_scaling: float | None = None,
-               center: np.ndarray | None = None, tol: float = 1e-8, max_iter: int = 200,
-               nu_nonnegative: bool = False) -> RoLRSolution:
+               center: np.ndarray | None = None, scale: float = 1.0, tol: float = 1e-8,
+               max_iter: int = 200, nu_nonnegative: bool = False) -> RoLRSolution:
     """RoLR's Eq. (3) as a second-order cone program (cvxpy + Clarabel), the reference.
 
     ``max -n nu - sum xi  s.t.  A beta + nu + xi >= 0, xi >= 0, ||beta||_2 <= 1``, with ``nu``
     free: the dual of the inner minimum over ``{0 <= t <= 1, sum t = n}``, so the optimum is
     Eq. (2). ``nu_nonnegative=True`` adds the printed ``nu >= 0`` (``sum t <= n``), whose value is
     ``max(0, ...)``-clipped and whose maximiser collapses to ``beta = 0`` (see the module notes).
+    ``center`` and ``scale`` transform the rows to ``(x - center) / scale`` as in
+    :func:`solve_dual` (here explicitly: the conic solver needs the matrix).
 
     Raises
     ------
@@ -307,6 +403,8 @@ def solve_socp(X, y, n: int, *, intercept_scaling: float | None = None,
     y = np.asarray(y, dtype=np.float64)
     if center is not None:
         X = (X.toarray() if sp.issparse(X) else X) - center
+    if scale != 1.0:
+        X = X / scale
     Xa = sp.diags(y) @ sp.csr_matrix(X) if sp.issparse(X) else X * y[:, None]
     N, p = Xa.shape
     beta = cp.Variable(p)

@@ -6,7 +6,6 @@ import math
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
@@ -23,11 +22,12 @@ from ._base import (
     LinearClassifierBase,
     warn_if_not_converged,
 )
-from ._rolr_solvers import SOLVERS, _Design
+from ._rolr_solvers import SOLVERS, _Design, centred_row_norms, column_medians
 
 __all__ = ["RobustLogisticRegression"]
 
 _DEFAULT_FRACTION = 0.1
+_AUTO_FACTOR = 3.0
 
 
 class RobustLogisticRegression(LinearClassifierBase):
@@ -42,6 +42,13 @@ class RobustLogisticRegression(LinearClassifierBase):
 
     Binary problems use ``y`` in {-1, +1}; more classes are handled one-vs-rest.
 
+    Eq. (2) is solved on the rows ``(x_i - m) / S`` (see ``fit_intercept``), where ``S`` (stored
+    as ``x_scale_``) is the median norm of the centred rows kept by the preprocessing. Hence the
+    fit is scale-equivariant: multiplying ``X`` by ``s > 0`` divides ``coef_`` by ``s`` and
+    changes nothing else (``intercept_``, ``scale_``, ``objective_``, ``inlier_mask_``,
+    predictions and probabilities), for every ``threshold`` except a fixed float or
+    ``"paper"``, which are absolute. Dense and sparse ``X`` give the same model.
+
     Parameters
     ----------
     n_outliers : int, default=None
@@ -49,53 +56,81 @@ class RobustLogisticRegression(LinearClassifierBase):
         ``n_outliers`` and ``outlier_fraction``; with neither, ``outlier_fraction=0.1``.
     outlier_fraction : float in [0, 1), default=None
         ``n1 = ceil(outlier_fraction * N)``.
-    threshold : {"paper"}, float > 0 or None, default=None
-        Preprocessing threshold ``T`` (rows with ``||x_i|| >= T`` are removed before the fit).
-        ``"paper"`` is Algorithm 1's ``T = 4 sqrt(log p / n + log n / n)``, which the paper states
-        for samples scaled by ``1 / sqrt(n)`` (Definition 1); on raw data it is applied as
-        ``sqrt(n) T = 4 sqrt(log p + log n)`` (``n = N - n1``). It assumes standardised features
-        (unit variance) and, being a bound on one projection rather than on the norm, removes
-        authentic rows once ``p`` nears ``16 log(p n)``: a warning says so when more rows than
-        ``n1`` are removed. A float sets ``T`` on the (centred, see ``fit_intercept``) raw scale;
-        ``None`` disables the preprocessing.
+    threshold : {"auto", "paper"}, float > 0 or None, default="auto"
+        Preprocessing threshold ``T``: rows whose centred norm ``||x_i - m||`` is ``>= T`` are
+        removed before the fit.
+
+        * ``"auto"`` (the default since issue 14; it was ``None``): ``T = 3 median_i ||x_i - m||``.
+          The median is robust to fewer than half outlying rows and makes ``T`` scale-equivariant.
+          The factor 3 is the paper's own threshold at its §6 setting, where
+          ``4 sqrt(log p + log n) = 12.6`` for ``n = 1000``, ``p = 20`` and authentic rows have
+          median norm ``sqrt(p) = 4.5`` (ratio 2.8): on §6's simulation it removes every
+          outlier (norms near ``10 sqrt(p / 3) = 26``) and no authentic row, so RoLR does not
+          collapse at lambda = 0.2 (without preprocessing it does); for Gaussian rows it
+          removes almost no authentic row once ``p >= 3``.
+        * ``"paper"``: Algorithm 1's ``T = 4 sqrt(log p / n + log n / n)``, stated for samples
+          scaled by ``1 / sqrt(n)`` (Definition 1), applied on raw data as
+          ``sqrt(n) T = 4 sqrt(log p + log n)`` (``n = N - n1``). It assumes standardised
+          features and, being a bound on one projection rather than on the norm, removes
+          authentic rows once ``p`` nears ``16 log(p n)``.
+        * a float: ``T`` on the centred raw scale; ``None``: no preprocessing.
+
+        A warning is raised when more than ``n1`` rows are removed (``n_outliers`` too small, or
+        authentic rows removed).
     fit_intercept : bool, default=True
-        Fit an intercept. Dense ``X`` is first centred at the coordinate-wise median ``m`` of the
-        rows kept (robust to fewer than half outliers; the paper's model has zero-mean ``x``), and
-        a constant column ``intercept_scaling`` is appended *inside* the unit ball, so
-        ``||(coef, b)|| = 1`` where ``intercept_ = b * intercept_scaling - coef @ m``. Sparse ``X``
-        is not centred (that would densify it). ``False`` is the paper's estimator
-        (``||coef_|| = 1``).
+        Fit an intercept. ``X`` (dense or sparse, the latter implicitly, without densifying) is
+        first centred at the coordinate-wise median ``m`` of the rows kept (robust to fewer than
+        half outliers; the paper's model has zero-mean ``x``), and a constant column
+        ``intercept_scaling`` is appended to the scaled rows *inside* the unit ball, so
+        ``||(coef_ * S, b)|| = 1`` where ``intercept_ = b * intercept_scaling - coef_ @ m``.
+        ``False`` is the paper's estimator: no centring, ``coef_ * S`` is the unit ``beta_hat``.
     intercept_scaling : float > 0, default=1.0
-        Value of the constant column.
+        Value of the constant column, relative to the scaled rows (median norm 1).
     solver : {"dual", "socp"}, default="dual"
         ``"dual"``: accelerated projected gradient on the dual ``min ||A^T t||`` over the capped
         simplex with a duality-gap stopping rule (dense or sparse ``X``). ``"socp"``: Eq. (3)
         (with ``nu`` free, see Notes) through cvxpy + Clarabel (``pip install robustclf[conic]``).
-    tol : float > 0, default=1e-6
-        Relative duality gap at which the dual solver stops.
+    tol : float > 0, default=1e-7
+        Relative duality gap at which the dual solver stops: the trimmed sum of ``coef_`` is
+        within ``tol`` (relative) of the optimum of Eq. (2), and the cosine between the fitted
+        and the optimal direction is at least ``1 - tol``. (The default was 1e-6 before issue
+        14; 1e-7 keeps the objective well inside 1e-6 of the optimum for a quarter more
+        iterations.)
     max_iter : int, default=10000
-        Iteration limit of the solver; reaching it raises a ``ConvergenceWarning``.
+        Iteration limit of the solver; reaching it raises a ``ConvergenceWarning`` with the
+        relative duality gap reached.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        The estimated direction(s) ``beta_hat``; zero for a collapsed problem.
+        The estimated direction(s) divided by ``x_scale_`` (``coef_ / ||coef_||`` is the paper's
+        ``beta_hat`` when ``fit_intercept=False``); zero for a collapsed problem.
     intercept_ : ndarray of shape (1,) or (n_classes,)
+        For a collapsed problem, the log-odds of its positive class among the kept rows (so the
+        model predicts the majority class there).
     scale_ : ndarray of shape (1,) or (n_classes,)
         Slope ``s`` of ``predict_proba = sigmoid(s * decision_function)``, a 1-D maximum-likelihood
         fit on the rows kept by preprocessing: RoLR estimates the direction of ``beta*`` only
         (Eq. 2 is invariant to its scale). One slope shared by all one-vs-rest columns (fitted on
         all of them at once), so that ``predict_proba`` and ``predict`` agree.
     inlier_mask_ : ndarray of bool of shape (n_samples,) or (n_classes, n_samples)
-        Rows kept by preprocessing and inside the trimmed set (the ``n`` smallest correlations)
-        at the optimum; all kept rows for a collapsed problem.
+        True for the rows RoLR keeps as inliers: rows that pass the preprocessing threshold and
+        lie in the trimmed set at the optimum, i.e. the ``n`` rows with the smallest
+        correlations ``y <beta_hat, x>`` that Eq. (2) sums (ties broken by row order). The
+        ``n1`` rows of largest correlation are trimmed (False), as are the rows removed by the
+        threshold. Outliers whose labels contradict the model have small correlations and stay
+        in the trimmed set: RoLR bounds their influence instead of removing them. All kept rows
+        are True for a collapsed problem.
     threshold_ : float or None
-        The threshold ``T`` applied on the raw scale.
+        The threshold ``T`` applied on the centred raw scale.
+    x_scale_ : float
+        ``S``, the median centred norm of the kept rows.
     n_outliers_ : int
         The resolved bound ``n1``.
     objective_, dual_objective_ : ndarray of shape (1,) or (n_classes,)
-        Trimmed sum at ``coef_`` (Eq. 2) and the dual upper bound; their difference is the gap.
+        Trimmed sum (Eq. 2) of the unit direction on the scaled rows and the dual upper bound;
+        their difference is the duality gap.
     n_iter_ : ndarray of int of shape (1,) or (n_classes,)
     n_features_in_ : int
 
@@ -107,8 +142,12 @@ class RobustLogisticRegression(LinearClassifierBase):
 
     The trimmed set keeps the ``n`` *smallest* correlations, so outliers whose labels contradict
     the model stay in it: once the (kept) outliers outweigh the authentic rows' lower tail, the
-    trimmed sum is negative in every direction and the maximiser is ``beta = 0``. RoLR then
-    cannot say anything; a warning is raised and the model predicts a constant.
+    trimmed sum is negative in every direction and the maximiser is ``beta = 0``. The problem is
+    declared *collapsed* only when the duality gap certifies it: a feasible dual point shows
+    that the optimal trimmed sum is at most ``tol`` times its largest possible magnitude (the
+    sum of the ``n`` largest row norms). A warning is then raised and that problem predicts its
+    majority class (ties: ``classes_[0]``). A solve that stops at ``max_iter`` without either
+    certificate keeps its best direction and raises a ``ConvergenceWarning``.
 
     The number of rows in the trimmed sum is ``n = min(N - n1, N_kept)``: Algorithm 1 assumes
     that preprocessing removes outliers only.
@@ -120,16 +159,18 @@ class RobustLogisticRegression(LinearClassifierBase):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from robustclf.datasets import make_contaminated_logistic
     >>> from robustclf.linear.rolr import RobustLogisticRegression
     >>> X, y, beta, _ = make_contaminated_logistic(500, 5, random_state=0)
     >>> clf = RobustLogisticRegression(n_outliers=0, fit_intercept=False).fit(X, y)
-    >>> bool(clf.coef_.ravel() @ beta > 0.9)
+    >>> direction = clf.coef_.ravel() / np.linalg.norm(clf.coef_)
+    >>> bool(direction @ beta > 0.9)
     True
     """
 
-    def __init__(self, *, n_outliers=None, outlier_fraction=None, threshold=None,
-                 fit_intercept=True, intercept_scaling=1.0, solver="dual", tol=1e-6,
+    def __init__(self, *, n_outliers=None, outlier_fraction=None, threshold="auto",
+                 fit_intercept=True, intercept_scaling=1.0, solver="dual", tol=1e-7,
                  max_iter=10_000):
         self.n_outliers = n_outliers
         self.outlier_fraction = outlier_fraction
@@ -164,73 +205,95 @@ class RobustLogisticRegression(LinearClassifierBase):
         check_positive(self.tol, "tol")
         check_max_iter(self.max_iter)
         if isinstance(self.threshold, str):
-            check_option(self.threshold, "threshold", ("paper",))
+            check_option(self.threshold, "threshold", ("auto", "paper"))
         elif self.threshold is not None:
             check_positive(self.threshold, "threshold")
 
-    def _threshold(self, n_features: int, n_authentic: int) -> float | None:
+    def _threshold(self, norms: np.ndarray, n_features: int, n_authentic: int) -> float | None:
+        """The threshold ``T`` on the raw scale of the centred row ``norms`` (see ``threshold``)."""
         if self.threshold is None:
             return None
+        if self.threshold == "auto":
+            return _AUTO_FACTOR * float(np.median(norms))
         if self.threshold == "paper":
             return 4.0 * math.sqrt(math.log(n_features) + math.log(max(n_authentic, 1)))
         return float(self.threshold)
 
-    def _fit_ovr(self, X, Y):
-        """Preprocess (Algorithm 1), then solve Eq. (2) for each ±1 column of ``Y``."""
+    def _preprocess(self, X, n1: int):
+        """Algorithm 1's preprocessing: centre, threshold, centre again, scale.
+
+        Returns the mask of kept rows, the centre (or None), the scale ``S``, the threshold.
+        """
         N, p = X.shape
-        n1 = self._resolve_n_outliers(N)
-        center = np.median(X, axis=0) if self.fit_intercept and not sp.issparse(X) else None
-        c = float(self.intercept_scaling) if self.fit_intercept else None
-        T = self._threshold(p, N - n1)
+        center = column_medians(X) if self.fit_intercept else None
+        norms = centred_row_norms(X, center)
+        T = self._threshold(norms, p, N - n1)
         keep = np.ones(N, dtype=bool)
         if T is not None:
-            keep = _Design(X, np.ones(N), None, center).row_norms() < T
+            keep = norms < T
             removed = N - int(keep.sum())
             if removed == N:
                 raise ValueError(f"threshold {T:g} removes every row (all ||x|| >= T); "
                                  "standardise X or set a larger threshold.")
             if removed > n1:
                 warnings.warn(f"the preprocessing threshold T = {T:g} removed {removed} rows, "
-                              f"more than the n_outliers = {n1} bound: it removes authentic "
-                              "rows (threshold='paper' assumes standardised features and "
-                              "p well below 16 log(p n)).", UserWarning, stacklevel=3)
-            if center is not None and removed:
-                center = np.median(X[keep], axis=0)
+                              f"more than the n_outliers = {n1} bound: either n_outliers is "
+                              "too small or the threshold removes authentic rows "
+                              "(threshold='paper' assumes standardised features and p well "
+                              "below 16 log(p n)).", UserWarning, stacklevel=4)
+            if removed:
+                if center is not None:
+                    center = column_medians(X[keep])
+                norms = centred_row_norms(X[keep], center)
+        return keep, center, _robust_scale(norms), T
+
+    def _fit_ovr(self, X, Y):
+        """Preprocess (Algorithm 1), then solve Eq. (2) for each ±1 column of ``Y``."""
+        N, p = X.shape
+        n1 = self._resolve_n_outliers(N)
+        keep, center, S, T = self._preprocess(X, n1)
+        c = float(self.intercept_scaling) if self.fit_intercept else None
         Xk = X if keep.all() else X[keep]
         n_trim = min(N - n1, Xk.shape[0])
         solve = SOLVERS[self.solver]
+        coef = np.zeros((Y.shape[1], p))
+        intercept = np.zeros(Y.shape[1])
         results, masks, scores = [], [], []
-        for yk in Y[keep].T:
-            res = solve(Xk, yk, n_trim, intercept_scaling=c, center=center, tol=float(self.tol),
-                        max_iter=int(self.max_iter))
-            margins = _Design(Xk, yk, c, center).matvec(res.coef)
+        for k, yk in enumerate(Y[keep].T):
+            res = solve(Xk, yk, n_trim, intercept_scaling=c, center=center, scale=S,
+                        tol=float(self.tol), max_iter=int(self.max_iter))
             mask = keep.copy()
-            if not res.collapsed and n_trim < margins.size:
-                inside = np.zeros(margins.size, dtype=bool)
-                inside[np.argpartition(margins, n_trim - 1)[:n_trim]] = True
-                mask[keep] = inside
+            if res.collapsed:
+                intercept[k] = _majority_log_odds(yk)
+                decision = np.full(yk.size, intercept[k])
+            else:
+                decision = yk * _Design(Xk, yk, c, center, S).matvec(res.coef)
+                coef[k] = res.coef[:p] / S
+                intercept[k] = res.coef[-1] * c if c is not None else 0.0
+                if center is not None:
+                    intercept[k] -= coef[k] @ center
+                mask[keep] = _trimmed_set(yk * decision, n_trim)
             masks.append(mask)
-            scores.append(yk * margins)
+            scores.append(yk * decision)
             results.append(res)
-        warn_if_not_converged(self, np.array([r.converged for r in results]), self.max_iter)
+        gaps = np.array([_relative_gap(r) for r in results])
+        warn_if_not_converged(self, np.array([r.converged for r in results]), self.max_iter,
+                              measure=gaps, measure_name="relative duality gap",
+                              tol=float(self.tol))
         collapsed = [k for k, r in enumerate(results) if r.collapsed]
         if collapsed:
             warnings.warn(f"RoLR collapsed to beta = 0 in {len(collapsed)} of {len(results)} "
-                          f"binary problem(s): the trimmed correlation of the {n_trim} smallest "
-                          "terms is non-positive in every direction (too many outliers kept, or "
-                          "n_outliers too small); the model predicts a constant there.",
+                          f"binary problem(s): the optimal trimmed correlation of the {n_trim} "
+                          "smallest terms is at most tol times its largest possible value "
+                          "(certified by the duality gap): too many outliers kept, or "
+                          "n_outliers too small. The model predicts the majority class there.",
                           UserWarning, stacklevel=3)
-        coef = np.array([r.coef[:p] for r in results])
-        intercept = np.zeros(len(results))
-        if c is not None:
-            intercept = np.array([r.coef[-1] * c for r in results])
-        if center is not None:
-            intercept = intercept - coef @ center
         # one slope shared by all one-vs-rest columns keeps argmax(proba) = argmax(decision)
         self.scale_ = np.full(len(results), _fit_scale(np.concatenate(scores),
                                                         np.concatenate(list(Y[keep].T))))
         self.inlier_mask_ = masks[0] if len(masks) == 1 else np.array(masks)
         self.threshold_ = T
+        self.x_scale_ = S
         self.n_outliers_ = n1
         self.objective_ = np.array([r.objective for r in results])
         self.dual_objective_ = np.array([r.dual_objective for r in results])
@@ -282,3 +345,34 @@ def _fit_scale(z: np.ndarray, y: np.ndarray) -> float:
     result = minimize_scalar(loss, bounds=(0.0, upper), method="bounded",
                              options={"xatol": 1e-8 * upper})
     return float(result.x)
+
+
+def _robust_scale(norms: np.ndarray) -> float:
+    """``S``: the median of the centred row norms (their mean if that is 0; 1 if all are 0)."""
+    for value in (np.median(norms), np.mean(norms)):
+        if value > 0 and np.isfinite(value):
+            return float(value)
+    return 1.0
+
+
+def _trimmed_set(margins: np.ndarray, n: int) -> np.ndarray:
+    """Mask of the ``n`` smallest ``margins`` (the rows inside the trimmed sum of Eq. 2)."""
+    inside = np.zeros(margins.size, dtype=bool)
+    if n >= margins.size:
+        inside[:] = True
+    else:
+        inside[np.argsort(margins, kind="stable")[:n]] = True
+    return inside
+
+
+def _majority_log_odds(y: np.ndarray) -> float:
+    """``log((n_+ + 1/2) / (n_- + 1/2))``: the constant decision value of a collapsed problem."""
+    positive = float(np.count_nonzero(y > 0))
+    return math.log((positive + 0.5) / (y.size - positive + 0.5))
+
+
+def _relative_gap(res) -> float:
+    """``(D - max(P, 0)) / D`` of a solver result (0 for a certified collapse)."""
+    if res.collapsed or res.dual_objective <= 0:
+        return 0.0
+    return (res.dual_objective - max(res.objective, 0.0)) / res.dual_objective
