@@ -76,7 +76,7 @@ def _simulation_task(task: str, level: float, repeat: int, seed: int, n: int, p:
         "LR+P": (_lr(), X[keep], y[keep]),
         "RoLR": (RobustLogisticRegression(n_outliers=n1, threshold="paper",
                                           fit_intercept=False), X, y),
-        "RoLR (no preprocessing)": (RobustLogisticRegression(n_outliers=n1,
+        "RoLR (no preprocessing)": (RobustLogisticRegression(n_outliers=n1, threshold=None,
                                                              fit_intercept=False), X, y),
     }
     rows = []
@@ -199,7 +199,8 @@ def _spambase_task(level: float, repeat: int, seed: int, X, y, n_train: int | No
         "modified Huber (SGD)": (SGDClassifier(loss="modified_huber", random_state=seed),
                                  X_c, y_c),
         "RoLR": (RobustLogisticRegression(n_outliers=n1, threshold="paper"), X_c, y_c),
-        "RoLR (no preprocessing)": (RobustLogisticRegression(n_outliers=n1), X_c, y_c),
+        "RoLR (no preprocessing)": (RobustLogisticRegression(n_outliers=n1, threshold=None),
+                                    X_c, y_c),
     }
     rows = []
     for name, (model, Xf, yf) in models.items():
