@@ -61,7 +61,7 @@ def test_unknown_baseline_names_the_parameter():
         make_imputation_baseline("median", SVC())
 
 
-@parametrize_with_checks([GaussianMixtureImputer(n_components=2, n_rounds=2, random_state=0),
+@parametrize_with_checks([GaussianMixtureImputer(n_components=2, random_state=0),
                           GroupMissingIndicator()])
 def test_transformers_pass_sklearn_checks(estimator, check):
     check(estimator)

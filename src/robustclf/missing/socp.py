@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._convergence import warn_not_converged
 from .._validation import check_int, check_labels, check_matrix, check_real
 from .kernels import missingness_patterns
 
@@ -29,7 +30,11 @@ def geometric_margin(coef: np.ndarray, intercept: float, X, y) -> float:
 
 
 def _feasible(X0, y, patterns, inverse, gamma, fit_intercept):
-    """Is there ``(w, b)`` with ``y_i (w.x_i + b) >= gamma ||w^(i)||`` and sum of margins 1?"""
+    """Is there ``(w, b)`` with ``y_i (w.x_i + b) >= gamma ||w^(i)||`` and sum of margins 1?
+
+    Returns ``(status, solution)``: cvxpy's status (``"solver_error"`` when Clarabel raised)
+    and ``(w, b)`` when the status is optimal or optimal_inaccurate, else None.
+    """
     import cvxpy as cp
 
     w = cp.Variable(X0.shape[1])
@@ -43,10 +48,10 @@ def _feasible(X0, y, patterns, inverse, gamma, fit_intercept):
     try:
         prob.solve(solver=cp.CLARABEL)
     except cp.error.SolverError:  # numerical failure near the feasibility boundary
-        return None  # not certified feasible: the bisection moves down (conservative)
+        return "solver_error", None
     if prob.status in ("optimal", "optimal_inaccurate"):
-        return np.asarray(w.value), float(b.value) if fit_intercept else 0.0
-    return None
+        return prob.status, (np.asarray(w.value), float(b.value) if fit_intercept else 0.0)
+    return prob.status, None
 
 
 class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
@@ -58,22 +63,41 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
     strictly feasible ``(w, b)`` can be rescaled to it); instances sharing a missingness pattern
     share one cone ``t_p >= ||w^(p)||``. ``gamma`` is found by bisection on
     ``[0, 2 max_i ||x_i||]``. The bias, absent from Eq. (4), is included (as in Eq. 6) when
-    ``fit_intercept``. A solver failure (which happens near the feasibility boundary) counts as
-    infeasible, so the returned margin is a certified lower bound of the optimum.
+    ``fit_intercept``.
+
+    **Certified bracket.** The bisection keeps ``lo <= gamma* <= hi``. ``lo`` is the Eq. (3)
+    margin actually achieved by the best solution found (evaluated on the training data, so it
+    holds whatever the solver's accuracy). ``hi`` starts at ``2 max_i ||x_i||``, a valid bound
+    (for two rows of opposite classes ``min(rho_i, rho_j) <= max(||x_i||, ||x_j||)`` since
+    ``w.x_i <= ||w^(i)|| ||x_i||``), and moves down to ``gamma`` only when Clarabel certifies
+    the SOCP infeasible (status ``infeasible``). A solver failure or an inaccurate status near
+    the feasibility boundary also moves the search down (conservatively) but not the certified
+    ``hi``; an ``optimal`` status moves the search up to ``gamma``, while ``lo`` is the margin
+    the solution actually has (Clarabel's feasibility tolerance can leave it a hair below
+    ``gamma``). The fit stops when the certified relative width ``(hi - lo) / hi`` is at most
+    ``tol``; otherwise -- ``max_bisections`` reached, or uncertified steps leaving a wider
+    bracket -- it raises a ``ConvergenceWarning`` with that width and the statuses met.
 
     Parameters
     ----------
     fit_intercept : bool, default=True
     tol : float > 0, default=1e-4
-        Bisection stops when the bracket is narrower than ``tol`` (relative to its upper end).
-    max_bisections : int, default=60
+        Stop when the certified bracket is narrower than ``tol`` relative to its upper end.
+    max_bisections : int >= 1, default=60
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
     margin_ : float
-        Eq. (3) margin of the solution on the training data.
+        Eq. (3) margin of the solution on the training data (the bracket's lower end).
+    margin_upper_bound_ : float
+        Certified upper bound of the optimal margin (the bracket's upper end).
+    bracket_width_ : float
+        ``(margin_upper_bound_ - margin_) / margin_upper_bound_``, the measure compared with
+        ``tol``.
+    n_iter_ : int
+        SOCP feasibility problems solved (including the one at ``gamma = 0``).
     classes_, n_features_in_
     """
 
@@ -93,7 +117,7 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         tol = check_real(self.tol, "tol")
         if tol <= 0:
             raise ValueError(f"tol must be > 0, got {tol}.")
-        max_bisections = check_int(self.max_bisections, "max_bisections")
+        max_bisections = check_int(self.max_bisections, "max_bisections", minimum=1)
         X = check_matrix(X, allow_nan=True)
         y = check_labels(y, X.shape[0])
         check_classification_targets(y)
@@ -106,22 +130,48 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         X0 = np.where(M, X, 0.0)
         patterns, inverse = missingness_patterns(M)
         args = (X0, y_pm, patterns, inverse)
-        best = _feasible(*args, 0.0, self.fit_intercept)
-        if best is None:
+        status, best = _feasible(*args, 0.0, self.fit_intercept)
+        if best is None and status in ("infeasible", "infeasible_inaccurate"):
             raise ValueError("the data are not linearly separable (Eq. 4 infeasible at "
                              "gamma = 0); use GeometricMarginSVC.")
-        lo, hi = 0.0, 2.0 * float(np.linalg.norm(X0, axis=1).max())
+        if best is None:
+            raise RuntimeError(f"Clarabel could not decide Eq. (4) at gamma = 0 (status "
+                               f"{status!r}); scale the data.")
+        # certified bracket [lo, hi_certified] and the search bracket [lo_search, hi]
+        lo = lo_search = max(geometric_margin(*best, X, y_pm), 0.0)
+        hi = hi_certified = 2.0 * float(np.linalg.norm(X0, axis=1).max())
+        uncertified = []
+        self.n_iter_ = 1
         for _ in range(max_bisections):
-            if hi - lo <= tol * hi:
+            if hi_certified - lo <= tol * hi_certified or hi - lo_search <= 1e-3 * tol * hi:
                 break
-            mid = 0.5 * (lo + hi)
-            sol = _feasible(*args, mid, self.fit_intercept)
-            if sol is None:
-                hi = mid
+            mid = 0.5 * (lo_search + hi)
+            status, sol = _feasible(*args, mid, self.fit_intercept)
+            self.n_iter_ += 1
+            if sol is not None:
+                margin = geometric_margin(*sol, X, y_pm)
+                if margin > lo:                    # the achieved margin is certified as is
+                    lo, best = margin, sol
+            if status == "optimal":
+                lo_search = mid
+                continue
+            hi = mid                              # conservative: search below mid
+            if status == "infeasible":
+                hi_certified = mid
             else:
-                lo, best = mid, sol
+                uncertified.append(status)
         self.coef_, self.intercept_ = best
-        self.margin_ = geometric_margin(self.coef_, self.intercept_, X, y_pm)
+        self.margin_ = lo
+        self.margin_upper_bound_ = hi_certified
+        self.bracket_width_ = (hi_certified - lo) / hi_certified
+        if self.bracket_width_ > tol:
+            reason = (f"max_bisections={max_bisections} was reached" if not uncertified else
+                      f"{len(uncertified)} SOCP solve(s) ended without a certificate "
+                      f"({', '.join(sorted(set(uncertified)))})")
+            warn_not_converged(self, reason=reason,
+                               measure_name="certified relative bracket width",
+                               measure=self.bracket_width_, tol=tol,
+                               advice="Scale the data, or increase max_bisections.")
         return self
 
     def decision_function(self, X) -> np.ndarray:
