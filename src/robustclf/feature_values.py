@@ -24,7 +24,7 @@ __all__ = ["mutual_info_values", "resolve_feature_values"]
 # n_samples * _COLUMN_BLOCK * n_classes floats.
 _COLUMN_BLOCK = 64
 # Thresholds evaluated at once for a sparse X (memory about 10 * _ENTRY_BLOCK * n_classes floats).
-_ENTRY_BLOCK = 16384
+_ENTRY_BLOCK = 4096
 
 
 def mutual_info_values(X, y) -> np.ndarray:
@@ -114,6 +114,7 @@ def _sparse_scores(X, onehot, class_total):
     start = np.searchsorted(owner, np.arange(n))
     before = np.where(start[:, None] > 0, cum[np.maximum(start - 1, 0)], 0.0)
     below = cum - before[owner]  # counts with x <= this entry's value, within its column
+    del cum, counts, before
     above = class_total - below
     valid = np.zeros(owner.size, dtype=bool)
     valid[:-1] = (owner[1:] == owner[:-1]) & (value[1:] > value[:-1])

@@ -29,13 +29,11 @@ Every solver takes ``y`` in {-1, +1} and returns a :class:`DeletionLPResult`.
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
-from sklearn.exceptions import ConvergenceWarning
 
 from .._compat import persistent_highs
 from .._worst_case import _BUDGET_RTOL, knapsack_deletion

@@ -1,0 +1,254 @@
+"""Default fits of DeletionRobustLP, FDROPClassifier and DeletionRobustPerceptron against
+independent solves (robustclf._oracles.deletion), their certificates, and their stopping rules
+(issue 14)."""
+
+import os
+import tracemalloc
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from robustclf._oracles.deletion import (
+    breast_cancer_split,
+    digits_split,
+    eq4_lp,
+    fdrop_qp,
+    ovr_oracle,
+    ovr_predict,
+)
+from robustclf.feature_values import mutual_info_values
+from robustclf.linear import DeletionRobustLP, DeletionRobustPerceptron, FDROPClassifier
+from robustclf.linear import _deletion_lp_solvers as lp_solvers
+
+pytest.importorskip("clarabel")
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    return breast_cancer_split(n_train=200)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return digits_split(n_train=100, n_test=300)
+
+
+def _rel(a, b):
+    return np.abs(a - b) / np.maximum(np.abs(b), 1e-3)
+
+
+@pytest.fixture(scope="module")
+def lp_cases(cancer, digits):
+    """Default fits and oracle solves of Eq. (4) on both data sets (computed once)."""
+    out = {}
+    for name, (Xtr, ytr, Xte, _), budget in (("cancer", cancer, 2), ("digits", digits, 8)):
+        est = DeletionRobustLP(budget=budget, random_state=0).fit(Xtr, ytr)
+        oracle = ovr_oracle(eq4_lp, Xtr, ytr, values=np.ones(Xtr.shape[1]), budget=budget)
+        out[name] = (est, oracle, Xte)
+    return out
+
+
+@pytest.mark.parametrize("name", ["cancer", "digits"])
+def test_lp_default_fit_reaches_the_highs_optimum(lp_cases, name):
+    est, (classes, W, b, objective), Xte = lp_cases[name]
+    assert est.coef_.shape[0] == (1 if name == "cancer" else 10)  # one-vs-rest for 10 classes
+    np.testing.assert_array_equal(est.classes_, classes)
+    assert np.all(_rel(est.objective_, objective) <= 1e-6)
+    assert np.all(est.gap_ <= est.tol) and np.all(est.n_iter_ >= 1)
+    # the certified bound is below the optimum (to HiGHS's accuracy)
+    assert np.all(est.lower_bound_ <= objective + 1e-7)
+
+
+def test_lp_predictions_match_the_oracle_where_the_optimum_is_unique(lp_cases):
+    """Breast cancer: identical test predictions. Digits: Eq. (4)'s optimum is not unique (a
+    polyhedral objective with a box; weights of features that never decide a worst case are
+    free), so two optimal solutions may predict differently; both are optimal (objective
+    checked above) and they agree on most rows."""
+    est, (classes, W, b, _), Xte = lp_cases["cancer"]
+    np.testing.assert_array_equal(est.predict(Xte), ovr_predict(classes, W, b, Xte))
+    est, (classes, W, b, _), Xte = lp_cases["digits"]
+    assert np.mean(est.predict(Xte) == ovr_predict(classes, W, b, Xte)) >= 0.9
+
+
+@pytest.mark.parametrize("name", ["cancer", "digits"])
+def test_fdrop_default_fit_matches_cvxpy(cancer, digits, name):
+    Xtr, ytr, Xte, _ = cancer if name == "cancer" else digits
+    est = FDROPClassifier(budget=1).fit(Xtr, ytr)
+    classes, W, b, objective = ovr_oracle(fdrop_qp, Xtr, ytr, budget=1)
+    assert np.all(_rel(est.objective_, objective) <= 1e-6)
+    assert np.all(est.lower_bound_ <= objective * (1 + 1e-7))
+    np.testing.assert_array_equal(est.predict(Xte), ovr_predict(classes, W, b, Xte))
+
+
+def test_fdrop_sgd_certificate_is_valid_and_it_warns(cancer):
+    Xtr, ytr, _, _ = cancer
+    with pytest.warns(ConvergenceWarning, match="certified relative optimality gap"):
+        est = FDROPClassifier(budget=1, solver="sgd", random_state=0).fit(Xtr, ytr)
+    _, _, _, objective = ovr_oracle(fdrop_qp, Xtr, ytr, budget=1)
+    assert np.all(est.lower_bound_ <= objective * (1 + 1e-9))
+    assert np.all(objective <= est.objective_ * (1 + 1e-7))
+    assert np.all(est.gap_ > 1e-3)  # the default sgd tol, not reached: hence the warning
+
+
+def test_lp_subgradient_certificate_is_valid_and_it_warns(cancer):
+    Xtr, ytr, _, _ = cancer
+    with pytest.warns(ConvergenceWarning, match="certified relative optimality gap"):
+        est = DeletionRobustLP(budget=2, solver="subgradient", random_state=0).fit(Xtr, ytr)
+    _, _, _, objective = ovr_oracle(eq4_lp, Xtr, ytr, values=np.ones(30), budget=2)
+    assert np.all(est.lower_bound_ <= objective + 1e-9)
+    assert np.all(objective <= est.objective_ + 1e-9)
+    assert est.n_iter_[0] == 50
+
+
+def test_perceptron_duality_gap_brackets_the_optimum_over_its_cube(cancer):
+    Xtr, ytr, _, _ = cancer
+    est = DeletionRobustPerceptron(budget=2, random_state=0, n_epochs=3).fit(Xtr, ytr)
+    _, _, _, objective = ovr_oracle(eq4_lp, Xtr, ytr, values=np.ones(30), budget=2,
+                                    bias_bound=10.0)
+    assert np.all(est.lower_bound_ <= objective + 1e-9)
+    assert np.all(objective <= est.objective_ + 1e-9)
+    np.testing.assert_allclose(est.duality_gap_, est.objective_ - est.lower_bound_)
+
+
+def test_perceptron_objective_is_the_lp_objective(cancer):
+    Xtr, ytr, _, _ = cancer
+    est = DeletionRobustPerceptron(budget=2, random_state=0).fit(Xtr, ytr)
+    s = np.where(ytr == est.classes_[1], 1.0, -1.0)
+    xi, _ = lp_solvers.robust_hinge(Xtr, s, est.coef_[0], est.intercept_[0], np.ones(30), 2.0,
+                                    1.0)
+    assert est.objective_[0] == pytest.approx(xi.mean(), rel=1e-12)
+
+
+# --- HiGHS status and time limits -------------------------------------------------------
+
+
+def _fake_linprog(status, x_available=True):
+    def fake(c, **kwargs):
+        x = np.zeros(c.size) if x_available else None
+        return SimpleNamespace(status=status, x=x, fun=0.0, nit=3, message="fake")
+    return fake
+
+
+def test_lp_time_limit_is_passed_to_highs_and_its_status_warns(cancer, monkeypatch):
+    Xtr, ytr, _, _ = cancer
+    seen = {}
+
+    def fake(c, **kwargs):
+        seen.update(kwargs["options"])
+        return _fake_linprog(1)(c, **kwargs)
+
+    monkeypatch.setattr(lp_solvers, "linprog", fake)
+    with pytest.warns(ConvergenceWarning, match="iteration or time limit"):
+        est = DeletionRobustLP(budget=2, solver="lp", time_limit=5.0).fit(Xtr, ytr)
+    assert seen["time_limit"] == 5.0
+    assert np.isinf(est.gap_[0]) and np.isnan(est.lower_bound_[0])
+
+
+@pytest.mark.parametrize(("status", "x", "match"), [
+    (2, True, "infeasible"), (3, True, "unbounded"), (1, False, "without a solution")])
+def test_lp_bad_status_raises(cancer, monkeypatch, status, x, match):
+    Xtr, ytr, _, _ = cancer
+    monkeypatch.setattr(lp_solvers, "linprog", _fake_linprog(status, x))
+    with pytest.raises(RuntimeError, match=match):
+        DeletionRobustLP(budget=2, solver="lp").fit(Xtr, ytr)
+
+
+def test_lp_numerical_status_warns(cancer, monkeypatch):
+    Xtr, ytr, _, _ = cancer
+    monkeypatch.setattr(lp_solvers, "linprog", _fake_linprog(4))
+    with pytest.warns(ConvergenceWarning, match="numerical difficulties"):
+        DeletionRobustLP(budget=2, solver="lp").fit(Xtr, ytr)
+
+
+def test_cutting_plane_max_iter_warns_with_the_gap(cancer):
+    Xtr, ytr, _, _ = cancer
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 rounds.*certified relative"):
+        est = DeletionRobustLP(budget=2, max_iter=1, random_state=0).fit(Xtr, ytr)
+    assert est.gap_[0] > est.tol and est.n_iter_[0] == 1
+
+
+def test_time_limit_must_be_positive(cancer):
+    Xtr, ytr, _, _ = cancer
+    with pytest.raises(ValueError, match="time_limit"):
+        DeletionRobustLP(time_limit=0).fit(Xtr, ytr)
+
+
+# --- sparse input is never densified ----------------------------------------------------
+
+
+def _sparse_problem(m=1500, n=800):
+    rng = np.random.default_rng(0)
+    X = sp.random(m, n, density=0.01, format="csr", random_state=0)
+    y = (X @ rng.normal(size=n) + 0.05 * rng.normal(size=m) > 0).astype(int)
+    return X, y
+
+
+def test_sparse_mutual_info_values_equal_the_dense_ones():
+    rng = np.random.default_rng(3)
+    X = np.round(rng.random((300, 25)) * (rng.random((300, 25)) < 0.3), 1)
+    X[:, 2] = 0.0
+    X[::4, 5] = -1.0
+    for k in (2, 5):
+        y = rng.integers(0, k, 300)
+        np.testing.assert_allclose(mutual_info_values(sp.csr_matrix(X), y),
+                                   mutual_info_values(X, y), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("solver", ["cutting_plane", "subgradient"])
+def test_sparse_fit_with_mutual_info_allocates_no_dense_matrix(solver):
+    X, y = _sparse_problem()
+    dense_bytes = X.shape[0] * X.shape[1] * 8
+    tracemalloc.start()
+    try:
+        with pytest.warns(ConvergenceWarning):  # only a few rounds / epochs, to stay fast
+            DeletionRobustLP(budget=2, feature_values="mutual_info", solver=solver,
+                             max_iter=2, random_state=0).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < dense_bytes / 3, (peak, dense_bytes)
+
+
+def test_sparse_and_dense_input_reach_the_same_optimum():
+    X, y = _sparse_problem(m=200, n=60)
+    a = DeletionRobustLP(budget=1, feature_values="mutual_info", random_state=0).fit(X, y)
+    b = DeletionRobustLP(budget=1, feature_values="mutual_info",
+                         random_state=0).fit(X.toarray(), y)
+    np.testing.assert_allclose(a.feature_values_, b.feature_values_, rtol=1e-12)
+    assert a.objective_[0] == pytest.approx(b.objective_[0], rel=1e-9, abs=1e-12)
+
+
+# --- larger, slower cases ---------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_lp_and_fdrop_on_digits_300_rows():
+    Xtr, ytr, Xte, _ = digits_split(n_train=300)
+    est = DeletionRobustLP(budget=8, random_state=0).fit(Xtr, ytr)
+    _, _, _, objective = ovr_oracle(eq4_lp, Xtr, ytr, values=np.ones(64), budget=8)
+    assert np.all(_rel(est.objective_, objective) <= 1e-6)
+    fd = FDROPClassifier(budget=1).fit(Xtr, ytr)
+    classes, W, b, objective = ovr_oracle(fdrop_qp, Xtr, ytr, budget=1)
+    assert np.all(_rel(fd.objective_, objective) <= 1e-6)
+    np.testing.assert_array_equal(fd.predict(Xte), ovr_predict(classes, W, b, Xte))
+
+
+@pytest.mark.slow
+def test_lp_on_spambase_with_mutual_info_values():
+    from robustclf.datasets import load_spambase
+
+    data_dir = os.environ.get("ROBUSTCLF_DATA")
+    try:
+        X, y = load_spambase(data_dir=data_dir, return_X_y=True)
+    except (OSError, ValueError, TypeError):
+        pytest.skip("spambase not available")
+    p = np.random.default_rng(0).permutation(y.size)
+    X, y = np.asarray(X, dtype=float)[p][:400], np.asarray(y)[p][:400]
+    X = (X - X.min(axis=0)) / np.where(np.ptp(X, axis=0) > 0, np.ptp(X, axis=0), 1.0)
+    values = mutual_info_values(X, y)
+    est = DeletionRobustLP(budget=5, feature_values=values, random_state=0).fit(X, y)
+    _, _, _, objective = ovr_oracle(eq4_lp, X, y, values=values, budget=5)
+    assert np.all(_rel(est.objective_, objective) <= 1e-6)
