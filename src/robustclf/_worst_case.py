@@ -48,9 +48,12 @@ _BUDGET_RTOL = 1e-12
 # An exact solve counts as optimal when its proven upper bound exceeds the harm of its deletion
 # by at most this fraction of the row's total positive gain (far below any margin of interest).
 _GAP_RTOL = 1e-10
-# Binary variables per block-diagonal MILP: about 80 spambase rows. Larger blocks save the
-# per-call overhead of HiGHS but make one hard row hold up (and, on a time limit, void) the others.
-_MILP_BLOCK_VARS = 600
+# Binary variables per block-diagonal MILP (after the reduced-cost fixing): about 25 spambase
+# rows. HiGHS spends some milliseconds per call even on a handful of binaries, which blocks
+# share; but its branch-and-bound works on a block as a whole, so large blocks of harder rows
+# (Amazon reviews, 10-40 binaries a row) take longer than the same rows one by one (measured:
+# 100 binaries break even there, 600 take twice as long).
+_MILP_BLOCK_VARS = 100
 # HiGHS settings: prove optimality (no relative gap), an absolute gap far below _GAP_RTOL for
 # objectives scaled to [-1, 0] per row, and a budget feasibility tolerance far below the margins.
 _MILP_OPTIONS = {"mip_rel_gap": 0.0, "mip_abs_gap": 1e-13, "mip_feasibility_tolerance": 1e-10,
@@ -290,18 +293,22 @@ def exact_knapsack_deletion(
       O(m n (floor(N) + 1)), at most ``max_work`` table entries.
     * ``"milp"``, **any real values**: (K) as a mixed-integer program solved by HiGHS
       (:func:`scipy.optimize.milp`). Rows whose greedy deletion already attains the relaxation's
-      bound are solved without it. Each remaining row i keeps only its candidate items
-      ``C_i = {j : g_ij > 0, 0 < v_j <= N}`` (free items are always deleted) and contributes one
-      block to a block-diagonal program over about ``_MILP_BLOCK_VARS`` binaries::
+      bound are solved without it. In each remaining row i the candidate items
+      ``{j : g_ij > 0, 0 < v_j <= N}`` are first reduced by reduced costs (Dembo & Hammer, see
+      :func:`_fix_items`): the items any deletion better than the greedy one must take form
+      ``F_i``, those it must leave are dropped, and the rest ``C_i`` (typically a handful) are the
+      binaries. Each row is one block of a block-diagonal program over about
+      ``_MILP_BLOCK_VARS`` binaries::
 
           min  - sum_i sum_{j in C_i} (g_ij / s_i) delta_ij
-          s.t. sum_{j in C_i} v_j delta_ij <= N   for every row i,   delta_ij in {0, 1},
+          s.t. sum_{j in C_i} v_j delta_ij <= N - V(F_i)   for every row i,   delta_ij in {0, 1},
 
-      with ``s_i = max_j g_ij`` so that every row weighs alike. The blocks are independent, so the
-      program's optimum is every row's optimum. A row's upper bound comes from the program's
-      dual bound ``D``: ``sum_i opt_i / s_i <= -D`` and ``opt_k >= gain_k`` for the other rows
-      give ``opt_i <= gain_i + s_i (-D - sum_k gain_k / s_k)``; HiGHS runs with no relative gap,
-      so at optimality the last factor is zero up to round-off.
+      with ``s_i = max_{j in C_i} g_ij`` so that every row weighs alike. The blocks are
+      independent, so the program's optimum is every row's optimum. A row's upper bound comes
+      from the program's dual bound ``D``: ``sum_i opt_i / s_i <= -D`` and ``opt_k >= gain_k``
+      for the other rows give ``opt_i <= gain_i + s_i (-D - sum_k gain_k / s_k)`` (gains of the
+      binaries only); HiGHS runs with no relative gap, so at optimality the last factor is zero
+      up to round-off.
 
     ``"auto"`` uses ``"dp"`` when the values are integers and the table fits ``max_work``,
     ``"milp"`` otherwise.
@@ -385,23 +392,26 @@ def _milp_deletion(gains, values, budget, time_limit) -> ExactDeletion:
     limit = _budget_limit(budget)
     gain, mask = greedy_knapsack_deletion(gains, values, budget)
     # items that can never fit take no part, not even fractionally: a tighter relaxation
-    bound = knapsack_deletion(np.where(values <= limit, gains, 0.0), values, budget).relaxed_gain
+    fit = np.where((gains > 0) & (values <= limit), gains, 0.0)
+    relax = knapsack_deletion(fit, values, budget)
+    bound = relax.relaxed_gain
     tol = _GAP_RTOL * np.maximum(gains, 0.0).sum(axis=1)
     open_rows = np.flatnonzero(bound - gain > tol)
-    n_candidates = ((gains[open_rows] > 0) & (values > 0) & (values <= limit)).sum(axis=1)
+    fixed_in, free_vars = _fix_items(fit[open_rows], values, relax.fractions[open_rows], limit,
+                                     gain[open_rows], tol[open_rows])
     deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
     status = "optimal"
-    for block in _blocks(open_rows, n_candidates, _MILP_BLOCK_VARS):
+    for block in _blocks(free_vars.sum(axis=1), _MILP_BLOCK_VARS):
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             status = "the time limit was reached"
             break
+        rows = open_rows[block]
         block_gain, block_bound, block_mask, message = _milp_block(
-            gains[block], values, limit, gain[block], mask[block], remaining)
-        better = block_gain > gain[block]
-        gain[block] = np.where(better, block_gain, gain[block])
-        mask[block] = np.where(better[:, None], block_mask, mask[block])
-        bound[block] = np.minimum(bound[block], np.maximum(block_bound, gain[block]))
+            gains[rows], values, limit, fixed_in[block], free_vars[block], gain[rows],
+            mask[rows], remaining)
+        gain[rows], mask[rows] = block_gain, block_mask
+        bound[rows] = np.minimum(bound[rows], np.maximum(block_bound, block_gain))
         if message is not None:
             status = message
     solved = bound - gain <= tol
@@ -409,47 +419,79 @@ def _milp_deletion(gains, values, budget, time_limit) -> ExactDeletion:
                          else "optimal")
 
 
-def _blocks(rows: np.ndarray, sizes: np.ndarray, max_vars: int) -> list[np.ndarray]:
-    """Consecutive groups of ``rows`` whose ``sizes`` add up to about ``max_vars`` each."""
+def _fix_items(fit, values, fractions, limit, lower, tol):
+    """Items every deletion better than ``lower`` must take (or leave), by reduced costs.
+
+    With ``r`` the ratio ``g_c / v_c`` of a row's fractional item, the Lagrangian bound
+    ``L = r N + sum_j max(g_j - r v_j, 0)`` equals the relaxation's value, and any deletion that
+    disagrees with the relaxation on item j harms at most ``L - |g_j - r v_j|`` (Dembo & Hammer's
+    reduction). Where that is below the greedy's harm ``lower`` (minus ``tol``), item j is fixed
+    to the relaxation's choice; the greedy deletion agrees with every fixing, so it stays
+    feasible in the reduced problem. Free items are always taken.
+
+    Returns ``(fixed_in, free_vars)``: boolean masks of the items fixed in the deletion and of
+    those left to the MILP.
+    """
+    candidate = fit > 0
+    critical = (fractions > 0) & (fractions < 1)
+    has_critical = critical.any(axis=1)
+    v_c = np.where(critical, values, 0.0).sum(axis=1)
+    ratio = np.where(has_critical, np.where(critical, fit, 0.0).sum(axis=1)
+                     / np.where(has_critical, v_c, 1.0), 0.0)
+    reduced = fit - ratio[:, None] * values
+    lagrangian = ratio * limit + np.where(candidate, np.maximum(reduced, 0.0), 0.0).sum(axis=1)
+    decisive = candidate & has_critical[:, None] & (
+        np.abs(reduced) > (lagrangian - lower + tol)[:, None])
+    fixed_in = candidate & ((values == 0) | (decisive & (fractions >= 1.0)))
+    free_vars = candidate & ~fixed_in & ~(decisive & (fractions <= 0.0))
+    return fixed_in, free_vars
+
+
+def _blocks(sizes: np.ndarray, max_vars: int) -> list[np.ndarray]:
+    """Consecutive groups of positions whose ``sizes`` add up to about ``max_vars`` each."""
     ends = np.cumsum(sizes)
-    group = (ends - 1) // max_vars if ends.size else ends
-    return [rows[group == k] for k in np.unique(group)]
+    group = np.maximum(ends - 1, 0) // max_vars
+    return [np.flatnonzero(group == k) for k in np.unique(group)]
 
 
-def _milp_block(gains, values, limit, fallback_gain, fallback_mask, time_limit):
+def _milp_block(gains, values, limit, fixed_in, free_vars, fallback_gain, fallback_mask,
+                time_limit):
     """One block-diagonal MILP for the rows of ``gains``; see :func:`exact_knapsack_deletion`.
 
-    Returns ``(gain, bound, mask, message)``: the best feasible deletion per row (the MILP's, or
-    the fallback where the MILP's is infeasible or worse), the proven upper bound on each row's
-    optimum, and None or why HiGHS stopped short of optimality.
+    ``fixed_in`` items are deleted, ``free_vars`` items are the MILP's binaries (with the budget
+    left after the fixed ones), the others are kept. Returns ``(gain, bound, mask, message)``: the
+    best feasible deletion per row (the MILP's, or the fallback where the MILP's is infeasible or
+    worse), the proven upper bound on each row's optimum, and None or why HiGHS stopped short.
     """
-    free = (gains > 0) & (values == 0)
-    rows, cols = np.nonzero((gains > 0) & (values > 0) & (values <= limit))
-    if rows.size == 0:  # only free items: the fallback (greedy) takes them all
-        return fallback_gain, fallback_gain.copy(), fallback_mask, None
-    scale = np.zeros(gains.shape[0])
+    rows, cols = np.nonzero(free_vars)
+    base_gain = np.where(fixed_in, gains, 0.0).sum(axis=1)
+    if rows.size == 0:  # everything fixed: the fixed set is optimal, and the greedy agrees
+        return base_gain, base_gain.copy(), fixed_in.copy(), None
+    scale = np.zeros(gains.shape[0])  # s_i: the row's largest gain among its binaries
     np.maximum.at(scale, rows, gains[rows, cols])
+    scale[scale == 0] = 1.0
     cost = -gains[rows, cols] / scale[rows]
     A = sp.csr_array((values[cols], (rows, np.arange(rows.size))),
                      shape=(gains.shape[0], rows.size))
+    room = np.maximum(limit - fixed_in @ values, 0.0)
     with warnings.catch_warnings():  # options beyond scipy's list go to HiGHS verbatim
         warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
         res = milp(cost, integrality=np.ones(rows.size), bounds=Bounds(0.0, 1.0),
-                   constraints=LinearConstraint(A, -np.inf, limit),
+                   constraints=LinearConstraint(A, -np.inf, room),
                    options={**_MILP_OPTIONS, "time_limit": float(time_limit)})
     message = None if res.status == 0 else f"HiGHS stopped: {res.message}"
     if res.x is None:
         return fallback_gain, np.full(gains.shape[0], np.inf), fallback_mask, message
     taken = res.x > 0.5
-    mask = free.copy()
+    mask = fixed_in.copy()
     mask[rows[taken], cols[taken]] = True
     gain = np.where(mask, gains, 0.0).sum(axis=1)
     # keep the fallback where rounding broke the budget or did worse (both feasible lower bounds)
     keep = (mask @ values > limit) | (gain < fallback_gain)
     mask[keep] = fallback_mask[keep]
     gain[keep] = fallback_gain[keep]
-    free_gain = np.where(free, gains, 0.0).sum(axis=1)
+    # sum_i opt_i / s_i <= -D and opt_k >= gain_k give opt_i <= gain_i + s_i * slack
     dual = res.mip_dual_bound if res.mip_dual_bound is not None else np.nan
-    slack = -dual - np.sum((gain - free_gain) / np.where(scale > 0, scale, 1.0))
+    slack = -dual - np.sum((gain - base_gain) / scale)
     slack = max(float(slack), 0.0) if np.isfinite(slack) else np.inf
     return gain, gain + scale * slack, mask, message
