@@ -16,13 +16,20 @@ from sklearn.preprocessing import StandardScaler
 
 from robustclf.datasets import make_contaminated_logistic
 from robustclf.linear._rolr_solvers import (
+    _Design,
     _project_sort,
+    column_medians,
     project_capped_simplex,
     solve_dual,
     solve_socp,
     trimmed_sum,
 )
 from robustclf.linear.rolr import RobustLogisticRegression
+
+
+def _unit(coef):
+    coef = np.ravel(coef)
+    return coef / np.linalg.norm(coef)
 
 
 def _cosine(a, b):
@@ -117,7 +124,7 @@ def test_dual_agrees_with_socp(ratio, scale, intercept):
     X, y, _, _ = _matched_outliers(300, 6, ratio, 6, scale) if ratio else \
         make_contaminated_logistic(300, 6, random_state=6)
     n = 270 if ratio == 0 else 300
-    dual = solve_dual(X, y, n, intercept_scaling=intercept)
+    dual = solve_dual(X, y, n, intercept_scaling=intercept, max_iter=50_000)
     ref = solve_socp(X, y, n, intercept_scaling=intercept)
     assert dual.collapsed == ref.collapsed
     if not ref.collapsed:
@@ -141,9 +148,10 @@ def test_eq3_with_nonnegative_nu_collapses():
 def test_recovers_direction_on_clean_data():
     X, y, beta, _ = make_contaminated_logistic(2000, 10, task="regression", random_state=8)
     clf = RobustLogisticRegression(n_outliers=0, fit_intercept=False).fit(X, y)
-    assert np.linalg.norm(clf.coef_) == pytest.approx(1.0)
-    assert np.linalg.norm(clf.coef_.ravel() - beta) < 0.2
-    assert 0.5 < clf.scale_[0] < 1.5     # logistic slope of a unit beta*, attenuated by noise
+    assert np.linalg.norm(clf.coef_) * clf.x_scale_ == pytest.approx(1.0)
+    assert np.linalg.norm(_unit(clf.coef_) - beta) < 0.2
+    # logistic slope of a unit beta*, attenuated by noise, on rows scaled by x_scale_
+    assert 0.5 < clf.scale_[0] / clf.x_scale_ < 1.5
     assert clf.inlier_mask_.sum() == 2000
 
 
@@ -154,17 +162,24 @@ def test_paper_threshold_and_robustness_to_large_outliers():
     assert clf.threshold_ == pytest.approx(4 * math.sqrt(math.log(20) + math.log(1000)))
     assert not clf.inlier_mask_[out].any()
     lr = LogisticRegression().fit(X, y).coef_.ravel()
-    err_rolr = np.linalg.norm(clf.coef_.ravel() - beta)
+    err_rolr = np.linalg.norm(_unit(clf.coef_) - beta)
     assert err_rolr < 0.3 < np.linalg.norm(lr / np.linalg.norm(lr) - beta)
 
 
-def test_collapse_warns_and_predicts_constant():
+def test_collapse_warns_and_predicts_the_majority_class():
     X, y, _, _ = make_contaminated_logistic(300, 5, outlier_ratio=0.5, random_state=10)
+    y = np.where(y > 0, "b", "a")
+    y[:40] = "b"                     # "b" (classes_[1]) is the majority class
     with pytest.warns(UserWarning, match="collapsed to beta = 0"):
-        clf = RobustLogisticRegression(n_outliers=150, fit_intercept=False).fit(X, y)
+        clf = RobustLogisticRegression(n_outliers=150, fit_intercept=False,
+                                       threshold=None).fit(X, y)
     assert np.all(clf.coef_ == 0)
-    assert np.unique(clf.predict(X)).size == 1
-    np.testing.assert_allclose(clf.predict_proba(X), 0.5)
+    # certified: the dual bound is tiny against the largest possible trimmed sum
+    assert clf.dual_objective_[0] <= clf.tol * 300 * 10
+    majority = "b" if np.sum(y == "b") > np.sum(y == "a") else "a"
+    assert majority == "b" == clf.classes_[1]
+    np.testing.assert_array_equal(clf.predict(X), np.full(450, majority))
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], np.mean(y == "b"), atol=1e-3)
 
 
 def test_convergence_warning_at_max_iter():
@@ -188,7 +203,7 @@ def test_threshold_removing_authentic_rows_warns_and_all_rows_raises():
     ({"n_outliers": 100}, "n_outliers must be less than"),
     ({"outlier_fraction": 1.0}, "outlier_fraction must be < 1"),
     ({"outlier_fraction": 1.5}, "outlier_fraction"),
-    ({"threshold": "auto"}, "threshold"),
+    ({"threshold": "median"}, "threshold"),
     ({"threshold": -1.0}, "threshold"),
     ({"solver": "lp"}, "solver"),
     ({"tol": 0.0}, "tol"),
@@ -246,3 +261,204 @@ def test_socp_solver_option_matches_dual():
         socp = RobustLogisticRegression(solver="socp").fit(X, y)
     assert _cosine(np.append(dual.coef_, dual.intercept_),
                    np.append(socp.coef_, socp.intercept_)) > 0.9999
+
+
+# --- issue 14: step size, certificates, equivariance, defaults --------------------------------
+
+def _explicit_design(X, y, center=None, scale=1.0, c=None):
+    Z = (X.toarray() if sp.issparse(X) else X) - (0.0 if center is None else center)
+    Z = Z / scale
+    if c is not None:
+        Z = np.column_stack([Z, np.full(Z.shape[0], c)])
+    return Z * y[:, None]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("shape", [(300, 40), (60, 250)])      # A^T A and A A^T sides
+def test_lipschitz_is_the_spectral_norm_of_a_not_of_x_diag_y_x(sparse, shape):
+    rng = np.random.default_rng(20)
+    X = np.abs(rng.standard_normal(shape)) * (rng.random(shape) < 0.3)   # non-negative
+    y = np.where(rng.random(shape[0]) < 0.5, 1.0, -1.0)
+    center, scale = np.median(X, axis=0) + 0.1, 2.5
+    Xin = sp.csr_matrix(X) if sparse else X
+    design = _Design(Xin, y, 0.7, center, scale)
+    A = _explicit_design(X, y, center, scale, 0.7)
+    exact = np.linalg.norm(A, 2) ** 2
+    assert design.lipschitz() == pytest.approx(exact, rel=1e-6)
+    assert design.lipschitz() >= exact * (1 - 1e-9)
+    # the old bug: lambda_max(X^T diag(y) X) is far smaller for non-negative features
+    wrong = np.max(np.abs(np.linalg.eigvalsh(A.T @ (y[:, None] * A))))
+    assert wrong < 0.5 * exact
+
+
+def test_backtracking_repairs_a_low_lipschitz_estimate(monkeypatch):
+    X, y, _, _ = make_contaminated_logistic(400, 8, random_state=21)
+    ref = solve_dual(X, y, 360, intercept_scaling=1.0, tol=1e-9)
+    monkeypatch.setattr(_Design, "lipschitz", lambda self: 1e-3)
+    low = solve_dual(X, y, 360, intercept_scaling=1.0, tol=1e-9)
+    assert low.converged and not low.collapsed
+    assert _cosine(low.coef, ref.coef) > 1 - 1e-8
+    assert low.objective == pytest.approx(ref.objective, rel=1e-8)
+
+
+def test_gap_bounds_the_cosine_to_the_optimum():
+    """1 - cos(beta, beta*) <= relative gap: a loose tol still certifies the direction."""
+    X, y, _, _ = make_contaminated_logistic(500, 12, outlier_ratio=0.1, outlier_scale=1.0,
+                                            random_state=22)
+    tight = solve_dual(X, y, 500, tol=1e-11)
+    for tol in (1e-2, 1e-4):
+        loose = solve_dual(X, y, 500, tol=tol)
+        gap = (loose.dual_objective - loose.objective) / loose.dual_objective
+        assert gap <= tol
+        assert 1 - _cosine(loose.coef, tight.coef) <= gap + 1e-10
+
+
+def _nonnegative_logistic(n, n_outliers, p, seed):
+    """Issue 14's design: |N(0, 1)| features, logistic labels, outliers labelled against beta*."""
+    rng = np.random.default_rng(seed)
+    beta = rng.standard_normal(p)
+    beta /= np.linalg.norm(beta)
+    X = np.abs(rng.standard_normal((n + n_outliers, p)))
+    score = 3.0 * (X - math.sqrt(2 / math.pi)) @ beta
+    y = np.where(rng.random(n + n_outliers) < 1 / (1 + np.exp(-score)), 1, -1)
+    y[n:] = -np.sign(score[n:]).astype(int)
+    return X, y
+
+
+def test_high_dimensional_nonnegative_features_reach_the_optimum():
+    """p = 2,100 > 2,000 (where the old code used X^T diag(y) X): no warning, certified."""
+    X, y = _nonnegative_logistic(540, 60, 2100, seed=23)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = RobustLogisticRegression(n_outliers=60, fit_intercept=False).fit(X, y)
+    assert clf.n_iter_[0] < clf.max_iter
+    gap = (clf.dual_objective_ - clf.objective_) / clf.dual_objective_
+    assert 0 <= gap[0] <= clf.tol
+    A = _explicit_design(X, y, None, clf.x_scale_)
+    # the reported objective is the trimmed sum of the returned unit direction
+    unit = _unit(clf.coef_)
+    assert trimmed_sum(A @ unit, 540) == pytest.approx(clf.objective_[0], rel=1e-9)
+
+
+def test_collapse_needs_a_certificate_not_max_iter():
+    """Stopped by max_iter on a problem whose optimum is not 0: a direction, not a constant."""
+    X, y, _, _ = make_contaminated_logistic(300, 5, random_state=24)
+    with pytest.warns(ConvergenceWarning, match="relative duality gap"):
+        clf = RobustLogisticRegression(outlier_fraction=0.1, max_iter=3).fit(X, y)
+    assert np.linalg.norm(clf.coef_) > 0
+    res = solve_dual(X, y, 270, max_iter=1)
+    assert not res.converged and not res.collapsed and np.linalg.norm(res.coef) > 0
+
+
+def test_inlier_mask_is_the_trimmed_set():
+    X, y, beta, out = make_contaminated_logistic(400, 6, outlier_ratio=0.1, outlier_scale=1.0,
+                                                 random_state=25)
+    X[5] *= 50                                   # a far authentic row: removed by threshold
+    clf = RobustLogisticRegression(n_outliers=40).fit(X, y)
+    kept = np.linalg.norm(X - np.median(X, axis=0), axis=1) < clf.threshold_
+    assert not kept[5] and not clf.inlier_mask_[5]
+    n_trim = min(440 - 40, kept.sum())
+    assert clf.inlier_mask_.sum() == n_trim
+    margins = np.where(y > 0, 1, -1) * clf.decision_function(X)
+    # every row in the mask has a correlation no larger than every kept row outside it
+    inside, outside = clf.inlier_mask_, kept & ~clf.inlier_mask_
+    assert margins[inside].max() <= margins[outside].min() + 1e-12
+    assert not (clf.inlier_mask_ & ~kept).any()
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_scaling_x_scales_only_the_coefficients(sparse, fit_intercept):
+    X, y, _, _ = make_contaminated_logistic(300, 6, outlier_ratio=0.1, random_state=26)
+    X[:, 0] += 3.0                               # an offset the intercept must absorb
+    X[np.abs(X) < 0.4] = 0.0
+    models = []
+    for s in (1.0, 1e3, 1e-3):
+        Xs = sp.csr_matrix(X * s) if sparse else X * s
+        models.append((s, RobustLogisticRegression(fit_intercept=fit_intercept).fit(Xs, y), Xs))
+    _, base, Xb = models[0]
+    for s, clf, Xs in models[1:]:
+        np.testing.assert_allclose(clf.coef_ * s, base.coef_, rtol=1e-5, atol=1e-9)
+        np.testing.assert_allclose(clf.intercept_, base.intercept_, rtol=1e-5, atol=1e-9)
+        np.testing.assert_allclose(clf.scale_, base.scale_, rtol=1e-5)
+        np.testing.assert_allclose(clf.objective_, base.objective_, rtol=1e-9)
+        np.testing.assert_array_equal(clf.inlier_mask_, base.inlier_mask_)
+        np.testing.assert_array_equal(clf.predict(Xs), base.predict(Xb))
+        np.testing.assert_allclose(clf.predict_proba(Xs), base.predict_proba(Xb), atol=1e-6)
+
+
+def test_dense_and_sparse_give_the_same_model_with_intercept():
+    rng = np.random.default_rng(27)
+    X, y, _, _ = make_contaminated_logistic(400, 8, outlier_ratio=0.1, random_state=27)
+    X[rng.random(X.shape) < 0.3] = 0.0
+    X[:, :3] = np.abs(X[:, :3]) + 1.0            # dense columns: non-zero medians
+    X[:5] *= 20                                   # rows the threshold removes
+    dense = RobustLogisticRegression(n_outliers=60).fit(X, y)
+    sparse = RobustLogisticRegression(n_outliers=60).fit(sp.csr_matrix(X), y)
+    assert np.any(np.median(X, axis=0) != 0)
+    assert sparse.threshold_ == pytest.approx(dense.threshold_, rel=1e-12)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(sparse.intercept_, dense.intercept_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_array_equal(sparse.inlier_mask_, dense.inlier_mask_)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 6), st.floats(0.0, 1.0), st.data())
+def test_sparse_column_medians_match_numpy(N, p, density, data):
+    seed = data.draw(st.integers(0, 10_000))
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, size=(N, p)).astype(float) * (rng.random((N, p)) < density)
+    np.testing.assert_array_equal(column_medians(sp.csr_matrix(X)), np.median(X, axis=0))
+
+
+def test_auto_threshold_is_three_median_norms():
+    X, y, _, _ = make_contaminated_logistic(200, 5, random_state=28)
+    clf = RobustLogisticRegression().fit(X, y)
+    norms = np.linalg.norm(X - np.median(X, axis=0), axis=1)
+    assert clf.threshold_ == pytest.approx(3 * np.median(norms))
+
+
+@pytest.mark.parametrize("n_outliers", [200, None])
+def test_default_threshold_does_not_collapse_on_the_papers_simulation(n_outliers):
+    """§6: n = 1,000, p = 20, outliers uniform in [-10, 10]^p against beta*, lambda = 0.2."""
+    X, y, beta, out = make_contaminated_logistic(1000, 20, outlier_ratio=0.2, random_state=29)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)      # "more rows than n_outliers"
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = RobustLogisticRegression(n_outliers=n_outliers, fit_intercept=False).fit(X, y)
+        bare = RobustLogisticRegression(n_outliers=200, threshold=None,
+                                        fit_intercept=False).fit(X, y)
+    assert np.linalg.norm(clf.coef_) > 0
+    assert not clf.inlier_mask_[out].any()                  # every outlier removed
+    assert clf.inlier_mask_[~out].sum() >= 1000 - 200       # no authentic row removed
+    assert np.linalg.norm(_unit(clf.coef_) - beta) < 0.3
+    assert np.all(bare.coef_ == 0)                          # without preprocessing: collapse
+
+
+def _sparse_text_like(n_rows, n_cols, seed, flip=0.1):
+    """Zipf-distributed word counts, labels from a sparse logistic model, 10 % flipped."""
+    rng = np.random.default_rng(seed)
+    freq = 1.0 / np.arange(1, n_cols + 1) ** 1.1
+    freq /= freq.sum()
+    lengths = rng.integers(20, 200, n_rows)
+    rows = np.repeat(np.arange(n_rows), lengths)
+    cols = rng.choice(n_cols, size=rows.size, p=freq)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_rows, n_cols))
+    X.sum_duplicates()
+    w = rng.standard_normal(n_cols) * (rng.random(n_cols) < 0.2)
+    score = np.asarray(X @ w).ravel() / np.sqrt(lengths)
+    y = np.where(score + 0.3 * rng.standard_normal(n_rows) > np.median(score), 1, -1)
+    flipped = rng.random(n_rows) < flip
+    y[flipped] *= -1
+    return X, y
+
+
+def test_sparse_text_like_data_fit_a_non_constant_model():
+    X, y = _sparse_text_like(12_000, 3_000, seed=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = RobustLogisticRegression().fit(X[:10_000], y[:10_000])
+    assert np.linalg.norm(clf.coef_) > 0
+    assert np.unique(clf.predict(X[10_000:])).size == 2
+    majority = max(np.mean(y[10_000:] == 1), np.mean(y[10_000:] == -1))
+    assert clf.score(X[10_000:], y[10_000:]) > majority + 0.05
