@@ -14,6 +14,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from robustclf._oracles.rolr import sparse_text_like
 from robustclf.datasets import make_contaminated_logistic
 from robustclf.linear._rolr_solvers import (
     _Design,
@@ -435,26 +436,8 @@ def test_default_threshold_does_not_collapse_on_the_papers_simulation(n_outliers
     assert np.all(bare.coef_ == 0)                          # without preprocessing: collapse
 
 
-def _sparse_text_like(n_rows, n_cols, seed, flip=0.1):
-    """Zipf-distributed word counts, labels from a sparse logistic model, 10 % flipped."""
-    rng = np.random.default_rng(seed)
-    freq = 1.0 / np.arange(1, n_cols + 1) ** 1.1
-    freq /= freq.sum()
-    lengths = rng.integers(20, 200, n_rows)
-    rows = np.repeat(np.arange(n_rows), lengths)
-    cols = rng.choice(n_cols, size=rows.size, p=freq)
-    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_rows, n_cols))
-    X.sum_duplicates()
-    w = rng.standard_normal(n_cols) * (rng.random(n_cols) < 0.2)
-    score = np.asarray(X @ w).ravel() / np.sqrt(lengths)
-    y = np.where(score + 0.3 * rng.standard_normal(n_rows) > np.median(score), 1, -1)
-    flipped = rng.random(n_rows) < flip
-    y[flipped] *= -1
-    return X, y
-
-
 def test_sparse_text_like_data_fit_a_non_constant_model():
-    X, y = _sparse_text_like(12_000, 3_000, seed=30)
+    X, y = sparse_text_like(12_000, 3_000, seed=30)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf = RobustLogisticRegression().fit(X[:10_000], y[:10_000])

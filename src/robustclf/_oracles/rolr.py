@@ -295,6 +295,24 @@ def issue_instance(n: int = 3000, n_outliers: int = 300, p: int = 2100, seed: in
     return X, y, beta
 
 
+def sparse_text_like(n_rows, n_cols, seed, flip=0.1):
+    """Zipf-distributed word counts, labels from a sparse logistic model, 10 % flipped."""
+    rng = np.random.default_rng(seed)
+    freq = 1.0 / np.arange(1, n_cols + 1) ** 1.1
+    freq /= freq.sum()
+    lengths = rng.integers(20, 200, n_rows)
+    rows = np.repeat(np.arange(n_rows), lengths)
+    cols = rng.choice(n_cols, size=rows.size, p=freq)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_rows, n_cols))
+    X.sum_duplicates()
+    w = rng.standard_normal(n_cols) * (rng.random(n_cols) < 0.2)
+    score = np.asarray(X @ w).ravel() / np.sqrt(lengths)
+    y = np.where(score + 0.3 * rng.standard_normal(n_rows) > np.median(score), 1, -1)
+    flipped = rng.random(n_rows) < flip
+    y[flipped] *= -1
+    return X, y
+
+
 def _bench_one(estimator_name, dataset, params, X, y, X_test, method):
     from ..linear.rolr import RobustLogisticRegression
 
