@@ -438,6 +438,8 @@ default="uniform"
         else:
             taus = np.full(m, scale / np.sqrt(2.0 * check_int(self.horizon, "horizon")))
         self.tau_ = float(taus[-1])
+        for name in ("objective_", "lower_bound_", "duality_gap_"):  # they describe fit only
+            self.__dict__.pop(name, None)
         self.coef_, self.intercept_ = self._run(
             X, _signed_targets(y, self.classes_), np.arange(m), taus)
         self.n_iter_ += 1
