@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
@@ -81,13 +82,71 @@ def test_margins_bracket_and_exact_matches_enumeration(problem):
     wc = worst_case_margin(model, X, y, budget, values, exact=True)
     truth = brute_force_margins(model, X, y, budget, values)
     np.testing.assert_allclose(wc.exact, truth, atol=1e-9)
-    assert np.all(wc.relaxed <= truth + 1e-9)
-    assert np.all(wc.greedy >= truth - 1e-9)
+    assert np.all(wc.relaxed <= wc.lower + 1e-12) and np.all(wc.lower <= truth + 1e-9)
+    assert np.all(wc.greedy >= wc.upper - 1e-12) and np.all(wc.upper >= truth - 1e-9)
     assert np.all(wc.greedy_mask @ values <= budget + 1e-9)
+    assert np.all(wc.exact_mask @ values <= budget + 1e-9)
+    # the optimal deletion really attains the exact margin
+    attacked = brute_force_margins(model, np.where(wc.exact_mask, 0.0, X), y, 0.0, values)
+    np.testing.assert_allclose(attacked, wc.exact, atol=1e-9)
     result = certified_error(model, X, y, budget, values, exact=True)
-    assert result.is_exact
+    assert result.is_exact and result.n_undecided == 0
     assert result.error == pytest.approx(np.mean(truth <= wc.tolerance))
     assert result.lower <= result.error <= result.upper
+    assert result.bracket == (result.error, result.error)
+
+
+@settings(max_examples=150, deadline=None)
+@given(linear_problems())
+def test_default_certified_error_is_exact_between_greedy_and_relaxation(problem):
+    model, X, y, budget, values = problem
+    truth = brute_force_margins(model, X, y, budget, values)
+    result = certified_error(model, X, y, budget, values)  # exact="auto": only undecided rows
+    wc = worst_case_margin(model, X, y, budget, values, exact=False)
+    assert result.is_exact
+    assert result.error == pytest.approx(np.mean(truth <= wc.tolerance))
+    # the greedy attack's error <= exact <= the relaxation's certified bound
+    assert result.lower == pytest.approx(np.mean(wc.greedy <= wc.tolerance))
+    assert result.upper == pytest.approx(np.mean(wc.relaxed <= wc.tolerance))
+    assert result.lower <= result.error <= result.upper
+    # without the exact solver the bracket is [greedy, relaxed] and is exact only when they meet
+    bounds = certified_error(model, X, y, budget, values, exact=False)
+    assert bounds.bracket == (bounds.lower, bounds.upper)
+    assert bounds.is_exact == (bounds.n_undecided == 0)
+    assert bounds.error == (bounds.lower if bounds.is_exact else bounds.upper)
+
+
+def _real_valued_problem(seed=7, m=200, n=40):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, n))
+    y = (X[:, :10].sum(axis=1) + rng.normal(size=m) > 0).astype(int)
+    model = LogisticRegression().fit(X, y)
+    values = rng.uniform(0.2, 2.0, size=n)
+    return model, X, y, values
+
+
+def test_time_limit_reports_the_bracket_and_warns():
+    model, X, y, values = _real_valued_problem()
+    full = certified_error(model, X, y, 1.5, values)
+    assert full.is_exact and full.lower < full.error < full.upper  # the solver had work to do
+    with pytest.warns(ConvergenceWarning, match=r"exact worst case was not reached.*time_limit"):
+        cut = certified_error(model, X, y, 1.5, values, time_limit=0.0)
+    assert not cut.is_exact and cut.n_undecided > 0
+    assert cut.bracket[0] <= full.error <= cut.bracket[1] == cut.error
+    with pytest.warns(ConvergenceWarning, match="not reached"):
+        wc = worst_case_margin(model, X, y, 1.5, values, exact=True, time_limit=0.0)
+    assert wc.exact is None
+    np.testing.assert_array_equal(wc.margin, wc.lower)
+
+
+def test_exact_margins_of_every_row_agree_with_the_signs_only_solve():
+    model, X, y, values = _real_valued_problem(seed=8)
+    wc = worst_case_margin(model, X, y, 1.5, values, exact=True)
+    result = certified_error(model, X, y, 1.5, values, exact=True)
+    assert wc.exact is not None
+    assert result.error == pytest.approx(np.mean(wc.exact <= wc.tolerance))
+    # the exact solver improved on the greedy attack for some rows
+    assert np.any(wc.exact < wc.greedy - 1e-9)
 
 
 @settings(max_examples=100, deadline=None)
@@ -166,3 +225,7 @@ def test_bad_input_is_rejected_with_the_parameter_named():
         certified_error(DecisionTreeClassifier().fit(X, y), X, y, 1)
     with pytest.raises(ValueError, match="exact"):
         certified_error(model, X, y, 1, exact="maybe")
+    with pytest.raises(ValueError, match="time_limit"):
+        certified_error(model, X, y, 1, time_limit=-1.0)
+    with pytest.raises(ValueError, match="time_limit"):
+        worst_case_margin(model, X, y, 1, time_limit="long")

@@ -8,8 +8,14 @@ from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 
+from robustclf._oracles.worst_case import brute_force_worst_margins
 from robustclf.certify import certified_error
-from robustclf.corruption import BlackBoxGreedyDeletion, GreedyDeletion, model_margins
+from robustclf.corruption import (
+    BlackBoxGreedyDeletion,
+    GreedyDeletion,
+    OptimalDeletion,
+    model_margins,
+)
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +57,119 @@ def test_greedy_respects_weighted_budgets(binary_problem):
     mask = GreedyDeletion(budget=2.5, feature_values=values).deletion_mask(X, y, model)
     assert np.all(mask @ values <= 2.5 + 1e-12)
     assert mask.any()
+
+
+def test_greedy_goes_on_past_a_feature_that_does_not_fit():
+    # one row with margin contributions a = (3, 4, 1) and bias -4.5 (clean margin 3.5), values
+    # (1, 2, 1), budget 2. By harm per value the order is 0, 1, 2; feature 1 does not fit after
+    # feature 0, feature 2 does. Deleting {0, 2} flips the row (margin -0.5); stopping at
+    # feature 1, as the attack did before, deleted {0} only and left it correct (margin 0.5).
+    model = _FixedLinear(np.ones(3), -4.5)
+    X, y = np.array([[3.0, 4.0, 1.0]]), np.array([1])
+    values = np.array([1.0, 2.0, 1.0])
+    attack = GreedyDeletion(budget=2.0, feature_values=values)
+    assert attack.deletion_mask(X, y, model).tolist() == [[True, False, True]]
+    assert model.predict(attack.corrupt(X, y, model)).tolist() == [0]
+
+
+class _FixedLinear:
+    """A hand-made binary linear model."""
+
+    def __init__(self, coef, intercept):
+        self.coef_ = np.atleast_2d(coef)
+        self.intercept_ = np.atleast_1d(intercept)
+        self.classes_ = np.array([0, 1])
+        self.n_features_in_ = self.coef_.shape[1]
+
+    def decision_function(self, X):
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        return (self.decision_function(X) > 0).astype(int)
+
+
+def _sequential_greedy_margin(model, x, t, budget, values):
+    """The paper's greedy for one row of a binary linear model, as a plain loop."""
+    sign = 1.0 if t == 1 else -1.0
+    a = sign * model.coef_[0] * x
+    order = sorted((j for j in range(x.size) if a[j] > 0),
+                   key=lambda j: (-(a[j] / values[j]) if values[j] > 0 else -np.inf, j))
+    used, deleted = 0.0, np.zeros(x.size, dtype=bool)
+    for j in order:
+        if used + values[j] <= budget * (1 + 1e-12) + 1e-12:
+            used += values[j]
+            deleted[j] = True
+    return deleted
+
+
+@st.composite
+def small_real_valued_attacks(draw):
+    n = draw(st.integers(2, 8))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    k = draw(st.sampled_from([2, 3]))
+    X = np.round(rng.normal(size=(12, n)), 2)
+    y = rng.integers(0, k, size=12)
+    y[:k] = np.arange(k)
+    model = LogisticRegression(C=10.0).fit(X, y)
+    values = np.round(rng.uniform(0.0, 2.0, size=n), 2)
+    budget = float(draw(st.floats(0.0, float(values.sum()))))
+    return model, X, y, values, budget
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_real_valued_attacks())
+def test_optimal_attack_reaches_the_brute_force_worst_case(problem):
+    model, X, y, values, budget = problem
+    attack = OptimalDeletion(budget=budget, feature_values=values)
+    mask = attack.deletion_mask(X, y, model)
+    assert np.all(mask @ values <= budget * (1 + 1e-12) + 1e-12)
+    attacked = attack.corrupt(X, y, model)
+    truth = brute_force_worst_margins(model, X, y, budget, values)
+    np.testing.assert_allclose(model_margins(model, attacked, y), truth, atol=1e-8)
+    # its error is the exact certified error, at least the greedy attack's
+    greedy = GreedyDeletion(budget=budget, feature_values=values).corrupt(X, y, model)
+    optimal_error = np.mean(model.predict(attacked) != y)
+    assert optimal_error >= np.mean(model.predict(greedy) != y)
+    cert = certified_error(model, X, y, budget, values)
+    assert cert.is_exact
+    assert cert.lower <= cert.error <= cert.upper
+    # ties (margin exactly 0) count as errors in the certificate, and predict() may go either way
+    assert optimal_error == pytest.approx(cert.error, abs=np.mean(np.abs(truth) < 1e-9) + 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_real_valued_attacks())
+def test_greedy_is_the_sequential_scan_with_skips(problem):
+    model, X, y, values, budget = problem
+    if len(model.classes_) != 2:
+        return
+    mask = GreedyDeletion(budget=budget, feature_values=values).deletion_mask(X, y, model)
+    for i in range(X.shape[0]):
+        np.testing.assert_array_equal(
+            mask[i], _sequential_greedy_margin(model, X[i], y[i], budget, values))
+
+
+def test_optimal_equals_greedy_for_uniform_values(binary_problem):
+    model, X, y = binary_problem
+    for budget in (1, 3):
+        greedy = GreedyDeletion(budget=budget).corrupt(X, y, model)
+        optimal = OptimalDeletion(budget=budget).corrupt(X, y, model)
+        np.testing.assert_allclose(model_margins(model, optimal, y),
+                                   model_margins(model, greedy, y), atol=1e-10)
+
+
+def test_optimal_fill_nan_and_time_limit(binary_problem):
+    model, X, y = binary_problem
+    values = np.linspace(0.2, 2.0, X.shape[1])
+    attack = OptimalDeletion(budget=2.5, feature_values=values, fill=np.nan)
+    attacked = attack.corrupt(X, y, model)
+    assert np.array_equal(np.isnan(attacked), attack.deletion_mask(X, y, model))
+    assert OptimalDeletion(budget=2).with_level(3).budget == 3
+    with pytest.raises(ValueError, match="time_limit"):
+        OptimalDeletion(budget=1, time_limit=-1).corrupt(X, y, model)
+    with pytest.raises(ValueError, match="NaN"):
+        OptimalDeletion(budget=1).corrupt(np.where(X > 1, np.nan, X), y, model)
 
 
 def test_greedy_fill_nan(binary_problem):
@@ -143,7 +262,8 @@ def test_corruption_registry():
 
     corruption = make_corruption("random_deletion", fraction=0.2, among="nonzero")
     assert isinstance(corruption, RandomDeletion) and corruption.among == "nonzero"
-    assert set(CORRUPTIONS) >= {"random_deletion", "group_deletion", "greedy"}
+    assert set(CORRUPTIONS) >= {"random_deletion", "group_deletion", "greedy", "optimal"}
+    assert make_corruption("optimal", budget=2).budget == 2
     with pytest.raises(ValueError, match="unknown corruption 'smudge'"):
         make_corruption("smudge")
     with pytest.raises(ValueError, match="no parameter"):
