@@ -71,6 +71,7 @@ _FORCING = 0.1
 _MIN_DAMPING, _MAX_DAMPING = 1e-12, 1e12
 _EPS_DECREASE = 8 * np.finfo(float).eps
 _MAX_STALLS = 5
+_RESOLUTION = 1e3 * np.finfo(float).eps
 _PRESOLVE_TOL = 1e-3
 
 CONVERGED, MAX_ITER, NO_DESCENT, ABNORMAL = 0, 1, 2, 3
@@ -408,14 +409,35 @@ def _columns(loss, idx):
 
 
 def _backtrack(problem, theta, step, g, f0, Y):
-    """Armijo backtracking, column by column; a column that cannot descend keeps its point."""
+    """Armijo backtracking, column by column; a column that cannot descend keeps its point.
+
+    Where the decrease the step promises is below what the objective can resolve in floating
+    point (``|slope| <= _RESOLUTION |f|``: near an optimum with examples on a kink, where the
+    curvature is ``~ c / delta``), the objective cannot tell a good step from a bad one; the
+    step is then accepted when it reduces the gradient's largest entry instead.
+    """
     loss = problem.loss
     slope = (g * step).sum(axis=0)
+    unresolved = -slope <= _RESOLUTION * np.abs(f0)
+    gmax = np.abs(g).max(axis=0)
     t = np.ones(theta.shape[1])
-    f_new, m_new, u_new = problem.evaluate(theta + step, Y)
     theta_new = theta + step
-    todo = np.flatnonzero(~(f_new <= f0 + _ARMIJO * t * slope))
+    f_new, m_new, u_new = problem.evaluate(theta_new, Y)
+
+    def accepted(cols, f_c, m_c, u_c, cand):
+        ok = f_c <= f0[cols] + _ARMIJO * t[cols] * slope[cols]
+        flat = ~ok & unresolved[cols]
+        if flat.any():
+            sub = cols[flat]
+            problem.loss = _columns(loss, sub)
+            lm, lu = problem.loss.derivatives(m_c[:, flat], u_c[:, flat], Y[:, sub], order=1)
+            g_c = problem.gradient(cand[:, flat], lm, lu)
+            ok[flat] = np.abs(g_c).max(axis=0) <= (1.0 - _ARMIJO) * gmax[sub]
+        return ok
+
     try:
+        every = np.arange(theta.shape[1])
+        todo = every[~accepted(every, f_new, m_new, u_new, theta_new)]
         for _ in range(_MAX_BACKTRACK):
             if todo.size == 0:
                 break
@@ -424,7 +446,7 @@ def _backtrack(problem, theta, step, g, f0, Y):
             problem.loss = _columns(loss, todo)
             f_c, m_c, u_c = problem.evaluate(cand, Y[:, todo])
             theta_new[:, todo], f_new[todo], m_new[:, todo], u_new[:, todo] = cand, f_c, m_c, u_c
-            todo = todo[~(f_c <= f0[todo] + _ARMIJO * t[todo] * slope[todo])]
+            todo = todo[~accepted(todo, f_c, m_c, u_c, cand)]
         if todo.size:  # no descent found at machine precision: stay put
             theta_new[:, todo], f_new[todo] = theta[:, todo], f0[todo]
             problem.loss = _columns(loss, todo)
