@@ -45,7 +45,8 @@ from .._convergence import warn_not_converged
 from ._signed_qp import _BAND, _MAX_BAND, libsvm_max_iter, solve_cold, solve_warm
 from .kernels import restricted_sq_norms
 
-__all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings", "kkt_residual"]
+__all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings", "kkt_residual",
+           "kkt_floor"]
 
 
 @dataclass
@@ -55,7 +56,9 @@ class BinaryIterate:
     ``kkt_residual`` is the optimality measure of the SVM solve for the fixed scalings
     ``fit_scalings`` (:func:`kkt_residual`), ``scaling_change`` the fixed-point residual
     ``max_i |s_i(w) - fit_scalings_i|`` (0 at a fixed point of the §3 iteration), and
-    ``libsvm_capped`` whether libsvm stopped at its iteration cap in this solve.
+    ``libsvm_capped`` whether libsvm stopped at its iteration cap in this solve, and
+    ``kkt_floor`` the KKT residual that libsvm's single-precision kernel cache can leave
+    (:func:`kkt_floor`).
     """
 
     support: np.ndarray
@@ -67,6 +70,7 @@ class BinaryIterate:
     kkt_residual: float = float("nan")
     scaling_change: float = float("nan")
     libsvm_capped: bool = False
+    kkt_floor: float = 0.0
 
 
 def scalings(sq_norms: np.ndarray, full_sq_norm: float) -> np.ndarray:
@@ -189,6 +193,18 @@ def kkt_residual(K_coef: np.ndarray, coef: np.ndarray, b: float, y: np.ndarray,
     return float(viol.max(initial=0.0))
 
 
+def kkt_floor(K: np.ndarray, coef: np.ndarray, s: np.ndarray, bias: str) -> float:
+    """Rounding bound of libsvm's gradient in margin units: ``2^-23 max_i d_i (|K| |c|)_i``.
+
+    libsvm caches kernel values in single precision (``Qfloat``), so its gradients, hence the
+    margins it drives to ``tol``, carry a relative error of about ``2^-24`` per term: a
+    ``tol`` below this floor is not attainable in exact arithmetic (on house votes, 2e-6 is
+    reached at any ``tol <= 1e-6``, with a bound of 3e-5 from this formula).
+    """
+    d = np.ones_like(s) if bias == "scaled" else 1.0 / s
+    return float(2.0**-23 * (d * (np.abs(K) @ np.abs(coef))).max(initial=0.0))
+
+
 def _recording_libsvm_cap(step, *args):
     """``step(*args)`` and whether libsvm hit its iteration cap (its ConvergenceWarning).
 
@@ -252,7 +268,8 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
         K_coef = K @ dense
         it = BinaryIterate(sup, coef, b, bias == "scaled", 0.0, s,
                            kkt_residual(K_coef, dense, b, y, s, C, bias),
-                           float(np.max(np.abs(s_new - s))), capped)
+                           float(np.max(np.abs(s_new - s))), capped,
+                           kkt_floor(K, dense, s, bias))
         if warm_start:
             start = (dense, b, K_coef, s)
         f = (K_coef + b) / s_new if it.scaled_bias else K_coef / s_new + b  # Eq. (7)

@@ -107,7 +107,9 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     move by 0.1-0.2 after 30 updates; a warning there would fire on nearly every fit). A
     ``ConvergenceWarning`` is raised when the certified part fails: libsvm stops at its
     iteration cap (``max(1e7, 100 n)`` SMO iterations, upstream libsvm's) or an SVM solve's KKT
-    residual exceeds ``svm_tol``; with ``solver="clarabel"``, an ``optimal_inaccurate`` status.
+    residual exceeds ``svm_tol`` (or, for a ``svm_tol`` below about 1e-5, the rounding floor of
+    libsvm's single-precision kernel cache, :func:`~robustclf.missing._geometric_solver.
+    kkt_floor`); with ``solver="clarabel"``, an ``optimal_inaccurate`` status.
 
     Attributes
     ----------
@@ -263,11 +265,13 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         solves = [it for its in self.iterates_ for it in its]
         self.kkt_residual_ = max(it.kkt_residual for it in solves)
         capped = sum(it.libsvm_capped for it in solves)
+        above = sum(it.kkt_residual > max(self.svm_tol, it.kkt_floor) for it in solves)
         if capped:
             reason = (f"libsvm stopped at its iteration cap in {capped} of {len(solves)} SVM "
                       "solves")
-        elif self.kkt_residual_ > self.svm_tol:
-            reason = "an SVM solve for fixed scalings ended above its KKT tolerance"
+        elif above:
+            reason = (f"{above} of {len(solves)} SVM solves for fixed scalings ended above "
+                      "their KKT tolerance")
         else:
             return
         warn_not_converged(self, reason=reason, measure_name="KKT residual",

@@ -54,6 +54,39 @@ def _feasible(X0, y, patterns, inverse, gamma, fit_intercept):
     return prob.status, None
 
 
+def _min_slack(X0, y, patterns, inverse, gamma, fit_intercept):
+    """The worst slack ``min max_i (gamma ||w^(i)|| - y_i (w.x_i + b))`` of Eq. (4).
+
+    Subject to ``sum_i y_i (w.x_i + b) = n`` (margins of order 1, so that the slack is on the
+    scale of Clarabel's absolute tolerance; any positive multiple of Eq. 4's). Always feasible, so
+    Clarabel does not meet the feasibility boundary: a value above ``_SLACK_CERTIFIED``
+    certifies that Eq. (4) is infeasible at ``gamma``, a value <= 0 comes with a feasible point.
+    Returns ``(status, value, solution)``.
+    """
+    import cvxpy as cp
+
+    w = cp.Variable(X0.shape[1])
+    b = cp.Variable() if fit_intercept else 0.0
+    t = cp.Variable(patterns.shape[0])
+    tau = cp.Variable()
+    margins = cp.multiply(y, X0 @ w + b)
+    cons = [gamma * t[inverse] - margins <= tau, cp.sum(margins) == y.shape[0]]
+    cons += [cp.SOC(t[p], cp.multiply(patterns[p].astype(float), w))
+             for p in range(patterns.shape[0])]
+    prob = cp.Problem(cp.Minimize(tau), cons)
+    try:
+        prob.solve(solver=cp.CLARABEL)
+    except cp.error.SolverError:
+        return "solver_error", np.nan, None
+    if prob.status != "optimal":
+        return prob.status, np.nan, None
+    return prob.status, float(prob.value), (np.asarray(w.value),
+                                            float(b.value) if fit_intercept else 0.0)
+
+
+_SLACK_CERTIFIED = 1e-7  # 10x Clarabel's absolute gap tolerance on the worst slack
+
+
 class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
     """Maximum geometric margin (Eq. 3-4) for linearly separable incomplete data (binary).
 
@@ -71,9 +104,13 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
     (for two rows of opposite classes ``min(rho_i, rho_j) <= max(||x_i||, ||x_j||)`` since
     ``w.x_i <= ||w^(i)|| ||x_i||``), and moves down to ``gamma`` only when Clarabel certifies
     the SOCP infeasible (status ``infeasible``). A solver failure or an inaccurate status near
-    the feasibility boundary also moves the search down (conservatively) but not the certified
-    ``hi``; an ``optimal`` status moves the search up to ``gamma``, while ``lo`` is the margin
-    the solution actually has (Clarabel's feasibility tolerance can leave it a hair below
+    the feasibility boundary is resolved by a second SOCP, the worst slack
+    ``min max_i (gamma ||w^(i)|| - y_i (w.x_i + b))`` with the margins summing to ``n``, which
+    is always feasible: a value above 1e-7 (ten times Clarabel's gap tolerance) certifies
+    infeasibility, a value <= 0 gives a feasible point. If that too is undecided the search
+    moves down (conservatively) but not the certified ``hi``. An ``optimal`` status moves the
+    search up to ``gamma``, while ``lo`` is the margin the solution actually has (Clarabel's
+    feasibility tolerance can leave it a hair below
     ``gamma``). The fit stops when the certified relative width ``(hi - lo) / hi`` is at most
     ``tol``; otherwise -- ``max_bisections`` reached, or uncertified steps leaving a wider
     bracket -- it raises a ``ConvergenceWarning`` with that width and the statuses met.
@@ -148,6 +185,9 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
             mid = 0.5 * (lo_search + hi)
             status, sol = _feasible(*args, mid, self.fit_intercept)
             self.n_iter_ += 1
+            if status not in ("optimal", "infeasible"):  # near the boundary: decide by slack
+                status, sol = self._decide_by_slack(args, mid)
+                self.n_iter_ += 1
             if sol is not None:
                 margin = geometric_margin(*sol, X, y_pm)
                 if margin > lo:                    # the achieved margin is certified as is
@@ -173,6 +213,17 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
                                measure=self.bracket_width_, tol=tol,
                                advice="Scale the data, or increase max_bisections.")
         return self
+
+    def _decide_by_slack(self, args, gamma):
+        """Fallback when the feasibility SOCP ends uncertified: the sign of the worst slack."""
+        status, value, sol = _min_slack(*args, gamma, self.fit_intercept)
+        if status != "optimal":
+            return f"slack {status}", None
+        if value > _SLACK_CERTIFIED:
+            return "infeasible", None
+        if value <= 0.0:
+            return "optimal", sol
+        return "slack undecided", sol
 
     def decision_function(self, X) -> np.ndarray:
         """Instance margins ``(w.x + b) / ||w^(x)||`` (positive means ``classes_[1]``)."""
