@@ -32,6 +32,7 @@ def certified_curve(
     feature_values="uniform",
     n_repeats: int = 1,
     exact: bool | str = "auto",
+    time_limit: float | None = None,
     random_state=None,
 ) -> pd.DataFrame:
     """Certified worst-case test error of linear estimators at each deletion budget.
@@ -51,7 +52,12 @@ def certified_curve(
         Fits per estimator, with seeds drawn from ``random_state`` (only estimators with a
         ``random_state`` parameter change between repeats).
     exact : {"auto", True, False}, default="auto"
-        Passed to :func:`robustclf.certify.certified_error`.
+        Passed to :func:`robustclf.certify.certified_error`: "auto" solves the rows the greedy
+        and relaxed bounds leave undecided exactly (HiGHS's MILP for real-valued feature
+        values), within ``time_limit``.
+    time_limit : float or None, default=None
+        Seconds of exact solving per certification, passed to
+        :func:`robustclf.certify.certified_error` (None: 30 s under "auto", no limit under True).
     random_state : None, int or numpy Generator, default=None
 
     Returns
@@ -78,7 +84,7 @@ def certified_curve(
             for budget in budgets:
                 start = time.perf_counter()
                 result = certified_error(model, X_test, y_test, budget, feature_values,
-                                         exact=exact)
+                                         exact=exact, time_limit=time_limit)
                 rows.append({
                     "estimator": name, "corruption": "certified", "level_name": "budget",
                     "level": budget, "repeat": repeat, "error": result.error,
