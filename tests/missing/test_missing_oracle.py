@@ -158,14 +158,30 @@ def test_socp_reports_uncertified_solves(monkeypatch):
             return "solver_error", None
         return real(X0, y, patterns, inverse, gamma, fit_intercept)
 
+    real_slack = socp._min_slack
+
+    def failing_slack(X0, y, patterns, inverse, gamma, fit_intercept):
+        if gamma > 0:
+            return "solver_error", np.nan, None
+        return real_slack(X0, y, patterns, inverse, gamma, fit_intercept)
+
     monkeypatch.setattr(socp, "_feasible", failing)
-    monkeypatch.setattr(socp, "_min_slack", lambda *args: ("solver_error", np.nan, None))
+    monkeypatch.setattr(socp, "_min_slack", failing_slack)
     Xtr, ytr, _, _ = oracle.separable_digits(3, 8, n_train=80)
     with pytest.warns(ConvergenceWarning, match=r"SOCP solve\(s\) ended without a certificate "
                                                 r"\(slack solver_error\)"):
         model = GeometricMarginSeparableSVC().fit(Xtr, ytr)
     assert model.margin_upper_bound_ == pytest.approx(
         2 * np.linalg.norm(np.nan_to_num(Xtr), axis=1).max())
+
+
+def test_socp_rejects_data_separable_only_with_zero_margin():
+    """Two rows of opposite classes on the same point: feasible at gamma = 0 (w = 0 is
+    excluded only by the normalisation), but no positive margin."""
+    X = np.array([[1.0, 0.0], [1.0, 0.0], [2.0, np.nan], [-1.0, 1.0]])
+    y = np.array([1, 0, 1, 0])
+    with pytest.raises(ValueError, match="not strictly linearly separable"):
+        GeometricMarginSeparableSVC().fit(X, y)
 
 
 def test_socp_bad_max_bisections():

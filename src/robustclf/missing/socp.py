@@ -134,7 +134,8 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         ``(margin_upper_bound_ - margin_) / margin_upper_bound_``, the measure compared with
         ``tol``.
     n_iter_ : int
-        SOCP feasibility problems solved (including the one at ``gamma = 0``).
+        SOCPs solved: the worst-slack one at ``gamma = 0``, one feasibility problem per
+        bisection step and any worst-slack fallbacks.
     classes_, n_features_in_
     """
 
@@ -150,7 +151,13 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y) -> GeometricMarginSeparableSVC:
-        """Bisection on ``gamma``; raises ``ValueError`` if the data are not separable."""
+        """Bisection on ``gamma``; ``ValueError`` if the data are not strictly separable.
+
+        Strict separability is decided first by the worst-slack SOCP at ``gamma = 0`` (below
+        ``-1e-7`` for mean margin 1): Eq. (4)'s own feasibility at ``gamma = 0`` also holds for
+        data separable only with zero margin, where the bisection could never certify a
+        positive margin.
+        """
         tol = check_real(self.tol, "tol")
         if tol <= 0:
             raise ValueError(f"tol must be > 0, got {tol}.")
@@ -167,13 +174,18 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         X0 = np.where(M, X, 0.0)
         patterns, inverse = missingness_patterns(M)
         args = (X0, y_pm, patterns, inverse)
-        status, best = _feasible(*args, 0.0, self.fit_intercept)
-        if best is None and status in ("infeasible", "infeasible_inaccurate"):
-            raise ValueError("the data are not linearly separable (Eq. 4 infeasible at "
-                             "gamma = 0); use GeometricMarginSVC.")
-        if best is None:
-            raise RuntimeError(f"Clarabel could not decide Eq. (4) at gamma = 0 (status "
-                               f"{status!r}); scale the data.")
+        # strict separability: worst slack at gamma = 0 clearly negative (Eq. 4's feasibility
+        # at gamma = 0 would also accept data separable only with zero margin)
+        status, value, best = _min_slack(*args, 0.0, self.fit_intercept)
+        if status == "infeasible":  # sum_i y_i x_i = 0 (and sum_i y_i = 0): margins sum to 0
+            value = 0.0
+        elif status != "optimal":
+            raise RuntimeError(f"Clarabel could not decide whether the data are separable "
+                               f"(status {status!r}); scale the data.")
+        if value > -_SLACK_CERTIFIED:
+            raise ValueError(f"the data are not strictly linearly separable (worst slack "
+                             f"{value:.3g} at gamma = 0 for mean margin 1); use "
+                             "GeometricMarginSVC.")
         # certified bracket [lo, hi_certified] and the search bracket [lo_search, hi]
         lo = lo_search = max(geometric_margin(*best, X, y_pm), 0.0)
         hi = hi_certified = 2.0 * float(np.linalg.norm(X0, axis=1).max())
