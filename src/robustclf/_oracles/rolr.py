@@ -139,6 +139,11 @@ def project_capped_simplex_bisect(v: np.ndarray, n: float) -> np.ndarray:
 def solve_numpy(A: np.ndarray, n: int, *, gap: float = 1e-10, max_iter: int = 200_000):
     """Plain accelerated projected gradient on the dual, to a relative duality gap ``gap``.
 
+    Nesterov's scheme with the constant step ``1 / ||A||_2^2`` (exact, from a dense
+    eigen-decomposition of the smaller Gram matrix), restarted whenever the step and the
+    momentum disagree (O'Donoghue & Candes 2015); ``A^T s`` of the extrapolated point is
+    carried by linearity, and ``A A^T s / ||A^T s||`` is the primal candidate's margin vector.
+
     Returns
     -------
     beta : unit ndarray (or zeros when the optimum is 0 to ``gap`` relative to its scale)
@@ -149,34 +154,31 @@ def solve_numpy(A: np.ndarray, n: int, *, gap: float = 1e-10, max_iter: int = 20
     A = A.toarray() if sp.issparse(A) else np.asarray(A)
     N, d = A.shape
     small = A.T @ A if d <= N else A @ A.T
-    lip = float(np.linalg.eigvalsh(small)[-1]) * (1.0 + 1e-12)
+    step = 1.0 / (float(np.linalg.eigvalsh(small)[-1]) * (1.0 + 1e-12))
     scale = float(np.sort(np.linalg.norm(A, axis=1))[::-1][:n].sum())
     t = np.full(N, n / N)
-    x_prev, k_restart = t.copy(), 0
-    f_prev = math.inf
-    best_lower, best_beta, best_upper = -math.inf, np.zeros(d), math.inf
+    u = A.T @ t
+    s, u_s, k = t, u, 0
+    best_lower, best_beta, best_upper = -math.inf, np.zeros(d), float(np.linalg.norm(u))
     for it in range(1, max_iter + 1):
-        u = A.T @ t
-        d_t = float(np.linalg.norm(u))
-        best_upper = min(best_upper, d_t)
-        if d_t > 0:
-            beta = u / d_t
-            lower = _sum_smallest(A @ beta, n)
+        grad = A @ u_s
+        norm_s = float(np.linalg.norm(u_s))
+        if norm_s > 0:
+            lower = _sum_smallest(grad / norm_s, n)
             if lower > best_lower:
-                best_lower, best_beta = lower, beta
+                best_lower, best_beta = lower, u_s / norm_s
         if best_upper <= gap * scale:
             return np.zeros(d), 0.0, best_upper, it
         if best_upper - max(best_lower, 0.0) <= gap * best_upper:
             return best_beta, best_lower, best_upper, it
-        f = 0.5 * d_t * d_t
-        if f > f_prev:                      # function-value restart
-            k_restart, x_prev = 0, t.copy()
-        f_prev = f
-        k_restart += 1
-        momentum = (k_restart - 1.0) / (k_restart + 2.0)
-        s = t + momentum * (t - x_prev)
-        x_prev = t
-        t = project_capped_simplex_bisect(s - (A @ (A.T @ s)) / lip, n)
+        t_new = project_capped_simplex_bisect(s - step * grad, n)
+        u_new = A.T @ t_new
+        best_upper = min(best_upper, float(np.linalg.norm(u_new)))
+        k = 0 if np.dot(s - t_new, t_new - t) > 0 else k + 1
+        momentum = k / (k + 3.0)
+        s = t_new + momentum * (t_new - t)
+        u_s = u_new + momentum * (u_new - u)
+        t, u = t_new, u_new
     return best_beta, best_lower, best_upper, max_iter
 
 

@@ -10,24 +10,33 @@ The inner "sum of the n smallest" is ``min_t t^T A beta`` over the capped simple
     max_beta P(beta) = min_{t in C} D(t),   D(t) = ||A^T t||_2,   beta* = A^T t* / ||A^T t*||.
 
 For every feasible ``t`` and unit ``beta``, ``P(beta) <= P* = D* <= D(t)``: the duality gap
-``D(t) - max(P(beta(t)), P(0) = 0)`` certifies the accuracy of both. When ``D* = 0`` the maximiser
-is ``beta = 0`` (the trimmed correlation is non-positive in every direction): the *collapse*.
+``D(t) - max(P(beta(t)), P(0) = 0)`` certifies the accuracy of both; moreover
+``P(beta) <= <A^T t*, beta> = D* cos(beta, beta*)``, so a relative gap ``g`` also certifies
+``1 - cos(beta, beta*) <= g``. When ``D* = 0`` the maximiser is ``beta = 0`` (the trimmed
+correlation is non-positive in every direction): the *collapse*, declared only when a feasible
+``t`` certifies ``D* <= tol * B`` (``B``: the sum of the ``n`` largest row norms, a bound on
+``|P|``), never because the iteration limit was reached.
 
 Solvers
 -------
 ``solve_dual``
     Accelerated projected gradient (FISTA with adaptive gradient restart) on
     ``min_{t in C} ||A^T t||^2 / 2`` (same minimiser as ``D``), with an exact projection onto ``C``
-    and the duality-gap stopping rule. Two passes over ``X`` per iteration; ``A`` is never
-    formed (``A^T t = X^T (y * t)``), so dense or sparse ``X`` is used as given.
+    and the duality-gap stopping rule. The step is ``1 / L`` with ``L = ||A||_2^2`` estimated by
+    Lanczos on ``A^T A`` (or ``A A^T``) through products with ``A`` -- never
+    ``X^T diag(y) X``, whose top eigenvalue can be far smaller for non-negative features -- and
+    raised by backtracking if a step violates the descent condition. Two passes over ``X`` per
+    iteration; ``A`` is never formed (``A^T t = X^T (y * t)``), so dense or sparse ``X`` is used
+    as given.
 ``solve_socp``
     Eq. (3) with ``nu`` free (the dual of the inner minimum over ``C``) as a second-order cone
     program, through cvxpy + Clarabel (optional extra ``conic``): the reference. With
     ``nu_nonnegative=True`` it solves Eq. (3) *as printed* (``nu >= 0``, i.e. ``sum t <= n``),
     whose maximiser is ``beta = 0`` whenever the trimmed sum is positive somewhere.
 
-An optional intercept is a constant column ``intercept_scaling`` appended to ``X`` (inside the
-unit ball, like liblinear's); it is handled implicitly, without copying ``X``.
+The rows may be centred and scaled, ``(x_i - center) / scale``, and an optional intercept is a
+constant column ``intercept_scaling`` appended to them (inside the unit ball, like liblinear's);
+all three are handled implicitly, without copying ``X``.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 __all__ = ["RoLRSolution", "trimmed_sum", "project_capped_simplex", "solve_dual", "solve_socp",
-           "SOLVERS"]
+           "SOLVERS", "column_medians", "centred_row_norms"]
 
 
 class RoLRSolution(NamedTuple):
@@ -58,7 +67,8 @@ class RoLRSolution(NamedTuple):
     n_iter : int
     converged : bool
     collapsed : bool
-        True when the optimum is (within tolerance) zero, so ``coef = 0``.
+        True when a dual point certifies that the optimum is zero to ``tol`` times the bound
+        on ``|P|``, so ``coef = 0``; never set by the iteration limit.
     """
 
     coef: np.ndarray
