@@ -194,15 +194,17 @@ def kkt_residual(K_coef: np.ndarray, coef: np.ndarray, b: float, y: np.ndarray,
 
 
 def kkt_floor(K: np.ndarray, coef: np.ndarray, s: np.ndarray, bias: str) -> float:
-    """Rounding bound of libsvm's gradient in margin units: ``2^-23 max_i d_i (|K| |c|)_i``.
+    """Rounding bound of libsvm's gradient in margin units, ``2^-23 max_i d_i sum_j |K_ij c_j|``.
 
     libsvm caches kernel values in single precision (``Qfloat``), so its gradients, hence the
     margins it drives to ``tol``, carry a relative error of about ``2^-24`` per term: a
     ``tol`` below this floor is not attainable in exact arithmetic (on house votes, 2e-6 is
-    reached at any ``tol <= 1e-6``, with a bound of 3e-5 from this formula).
+    reached at any ``tol <= 1e-6``). For the (positive semi-definite) missing-aware kernels
+    ``|K_ij| <= sqrt(K_ii K_jj)`` bounds the sum in O(n) instead of forming ``|K|``.
     """
     d = np.ones_like(s) if bias == "scaled" else 1.0 / s
-    return float(2.0**-23 * (d * (np.abs(K) @ np.abs(coef))).max(initial=0.0))
+    root = np.sqrt(np.maximum(np.diagonal(K), 0.0))
+    return float(2.0**-23 * np.max(d * root, initial=0.0) * (root @ np.abs(coef)))
 
 
 def _recording_libsvm_cap(step, *args):
