@@ -125,7 +125,10 @@ def _real_valued_problem(seed=7, m=200, n=40):
     return model, X, y, values
 
 
-def test_time_limit_reports_the_bracket_and_warns():
+def test_time_limit_reports_the_bracket_and_warns(monkeypatch):
+    import robustclf._worst_case
+
+    monkeypatch.setattr(robustclf._worst_case, "_ENUM_MAX_VARS", -1)  # every open row to HiGHS
     model, X, y, values = _real_valued_problem()
     full = certified_error(model, X, y, 1.5, values)
     assert full.is_exact and full.lower < full.error < full.upper  # the solver had work to do

@@ -120,9 +120,13 @@ def test_greedy_goes_on_past_a_feature_that_does_not_fit():
 def test_exact_solver_matches_enumeration(instance):
     gains, values, budget = instance
     expected = brute_force(gains, values, budget)
-    methods = ["milp", "auto"] + (["dp"] if np.all(values == np.round(values)) else [])
+    methods = ["milp", "highs", "auto"] + (["dp"] if np.all(values == np.round(values)) else [])
     for method in methods:
-        sol = exact_knapsack_deletion(gains, values, budget, method=method)
+        with pytest.MonkeyPatch.context() as mp:
+            if method == "highs":  # no enumeration fast path: every open row goes to HiGHS
+                mp.setattr(wc, "_ENUM_MAX_VARS", -1)
+            sol = exact_knapsack_deletion(gains, values, budget,
+                                          method="milp" if method == "highs" else method)
         assert sol.solved.all() and sol.status == "optimal"
         np.testing.assert_allclose(sol.gain, expected, atol=1e-9)
         assert np.all(sol.bound >= expected - 1e-9)
@@ -139,16 +143,22 @@ def test_exact_lies_between_greedy_and_relaxation(instance):
     assert np.all(sol.gain <= knapsack_deletion(gains, values, budget).relaxed_gain + 1e-12)
 
 
-def test_block_diagonal_milp_solves_many_rows_at_once(monkeypatch):
+@pytest.mark.parametrize("enumerate_up_to", [-1, 3, 12])
+def test_block_diagonal_milp_solves_many_rows_at_once(monkeypatch, enumerate_up_to):
     # 200 rows x 12 real-valued features, blocks of at most 8 binaries: every block boundary
-    # and every block size is exercised, against enumeration.
+    # and every block size is exercised, against enumeration; the fast path takes no rows (-1),
+    # some, or all.
     rng = np.random.default_rng(4)
     gains = rng.normal(size=(200, 12))
     values = rng.uniform(0.1, 2.0, size=12)
     monkeypatch.setattr(wc, "_MILP_BLOCK_VARS", 8)
+    monkeypatch.setattr(wc, "_ENUM_MAX_VARS", enumerate_up_to)
+    monkeypatch.setattr(wc, "_ENUM_ENTRIES", 1000)  # chunks of rows in the enumeration
     sol = exact_knapsack_deletion(gains, values, 3.3)
     assert sol.method == "milp" and sol.solved.all()
     np.testing.assert_allclose(sol.gain, brute_force(gains, values, 3.3), atol=1e-9)
+    assert np.all(sol.mask @ values <= 3.3 + 1e-9)
+    np.testing.assert_allclose(np.where(sol.mask, gains, 0).sum(1), sol.gain, atol=1e-12)
 
 
 def test_reduced_cost_fixing_keeps_the_optimum():
@@ -174,7 +184,8 @@ def test_reduced_cost_fixing_keeps_the_optimum():
         assert best == pytest.approx(optimum[i], abs=1e-9)
 
 
-def test_time_limit_leaves_rows_bracketed_not_guessed():
+def test_time_limit_leaves_rows_bracketed_not_guessed(monkeypatch):
+    monkeypatch.setattr(wc, "_ENUM_MAX_VARS", -1)  # every open row needs HiGHS
     rng = np.random.default_rng(6)
     gains = rng.normal(size=(50, 30))
     values = rng.uniform(0.2, 2.0, size=30)
