@@ -51,6 +51,13 @@ def lp_cases(cancer, digits):
     return out
 
 
+@pytest.fixture(scope="module")
+def cancer_cube_optimum(cancer):
+    """Eq. (4) on breast cancer with |b| <= C too: the Perceptron's batch problem."""
+    Xtr, ytr, _, _ = cancer
+    return ovr_oracle(eq4_lp, Xtr, ytr, values=np.ones(30), budget=2, bias_bound=10.0)[3]
+
+
 @pytest.mark.parametrize("name", ["cancer", "digits"])
 def test_lp_default_fit_reaches_the_highs_optimum(lp_cases, name):
     est, (classes, W, b, objective), Xte = lp_cases[name]
@@ -93,21 +100,21 @@ def test_fdrop_sgd_certificate_is_valid_and_it_warns(cancer):
     assert np.all(est.gap_ > 1e-3)  # the default sgd tol, not reached: hence the warning
 
 
-def test_lp_subgradient_certificate_is_valid_and_it_warns(cancer):
+def test_lp_subgradient_certificate_is_valid_and_it_warns(cancer, lp_cases):
     Xtr, ytr, _, _ = cancer
     with pytest.warns(ConvergenceWarning, match="certified relative optimality gap"):
         est = DeletionRobustLP(budget=2, solver="subgradient", random_state=0).fit(Xtr, ytr)
-    _, _, _, objective = ovr_oracle(eq4_lp, Xtr, ytr, values=np.ones(30), budget=2)
+    objective = lp_cases["cancer"][1][3]
     assert np.all(est.lower_bound_ <= objective + 1e-9)
     assert np.all(objective <= est.objective_ + 1e-9)
     assert est.n_iter_[0] == 50
 
 
-def test_perceptron_duality_gap_brackets_the_optimum_over_its_cube(cancer):
+def test_perceptron_duality_gap_brackets_the_optimum_over_its_cube(cancer,
+                                                                 cancer_cube_optimum):
     Xtr, ytr, _, _ = cancer
     est = DeletionRobustPerceptron(budget=2, random_state=0, n_epochs=3).fit(Xtr, ytr)
-    _, _, _, objective = ovr_oracle(eq4_lp, Xtr, ytr, values=np.ones(30), budget=2,
-                                    bias_bound=10.0)
+    objective = cancer_cube_optimum
     assert np.all(est.lower_bound_ <= objective + 1e-9)
     assert np.all(objective <= est.objective_ + 1e-9)
     np.testing.assert_allclose(est.duality_gap_, est.objective_ - est.lower_bound_)
@@ -179,9 +186,9 @@ def test_time_limit_must_be_positive(cancer):
 # --- sparse input is never densified ----------------------------------------------------
 
 
-def _sparse_problem(m=1500, n=800):
+def _sparse_problem(m=1500, n=800, density=0.01):
     rng = np.random.default_rng(0)
-    X = sp.random(m, n, density=0.01, format="csr", random_state=0)
+    X = sp.random(m, n, density=density, format="csr", random_state=0)
     y = (X @ rng.normal(size=n) + 0.05 * rng.normal(size=m) > 0).astype(int)
     return X, y
 
@@ -199,7 +206,7 @@ def test_sparse_mutual_info_values_equal_the_dense_ones():
 
 @pytest.mark.parametrize("solver", ["cutting_plane", "subgradient"])
 def test_sparse_fit_with_mutual_info_allocates_no_dense_matrix(solver):
-    X, y = _sparse_problem()
+    X, y = _sparse_problem(m=1000, n=600)
     dense_bytes = X.shape[0] * X.shape[1] * 8
     tracemalloc.start()
     try:
@@ -210,6 +217,23 @@ def test_sparse_fit_with_mutual_info_allocates_no_dense_matrix(solver):
     finally:
         tracemalloc.stop()
     assert peak < dense_bytes / 3, (peak, dense_bytes)
+
+
+def test_fdrop_cutting_planes_keep_sparse_input_sparse():
+    X, y = _sparse_problem(m=2000, n=1000, density=0.004)
+    dense_bytes = X.shape[0] * X.shape[1] * 8
+    tracemalloc.start()
+    try:
+        FDROPClassifier(budget=1).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < dense_bytes / 3, (peak, dense_bytes)
+    X, y = _sparse_problem(m=300, n=200, density=0.05)
+    sparse_fit = FDROPClassifier(budget=2).fit(X, y)
+    dense_fit = FDROPClassifier(budget=2).fit(X.toarray(), y)
+    assert sparse_fit.objective_[0] == pytest.approx(dense_fit.objective_[0], rel=1e-7)
+    np.testing.assert_allclose(sparse_fit.coef_, dense_fit.coef_, atol=1e-5)
 
 
 def test_sparse_and_dense_input_reach_the_same_optimum():

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from .._validation import check_budget, check_generator, check_int, check_option, check_real
 from .._worst_case import knapsack_deletion
 from ._base import LinearClassifierBase, warn_if_not_converged
+from ._deletion_lp_solvers import _kept_products, _sparse_knapsack
 from ._fdrop_sgd import _solve_sgd
 
 __all__ = ["FDROPClassifier", "fdrop_hinge_loss"]
@@ -133,16 +134,16 @@ def _exact_blocks(sx, s, idx, budget, n_col):
     return A, np.concatenate([-np.ones(k), np.zeros(nnz + k + nnz)]), k + nnz
 
 
-def _master(sx, s, cut_rows, cut_kept, C, fit_intercept, exact=()):
+def _master(sx, s, cut_rows, cut_coef, C, fit_intercept, exact=()):
     """The QP over (w, b, xi) with one cut ``y_i (b + sum_j tau_j x_ij w_j) >= 1 - xi_i`` per row
-    of ``cut_kept`` (``tau``), ``xi >= 0``, ``b = 0`` without intercept, and the exact blocks
+    of ``cut_coef`` (the rows ``tau * y_i x_i``, sparse), ``xi >= 0``, ``b = 0`` without intercept, and the exact blocks
     ``exact`` (from :func:`_exact_blocks`, over extra columns). Returns ``w, b, xi``, the QP's
     dual value (a lower bound on FDROP's optimum: the master is a relaxation) and the reason
     the QP solve was inexact (``None`` if it was not)."""
     m, n = sx.shape
     n_cols = n + 1 + m + sum(block[2] for block in exact)
     k = cut_rows.shape[0]
-    cuts = sp.hstack([sp.csr_matrix(-(cut_kept * sx[cut_rows])), sp.csr_matrix(-s[cut_rows, None]),
+    cuts = sp.hstack([-sp.csr_matrix(cut_coef), sp.csr_matrix(-s[cut_rows, None]),
                       sp.csr_matrix((-np.ones(k), (np.arange(k), cut_rows)), shape=(k, m))])
     xi_pos = sp.hstack([sp.csr_matrix((m, n + 1)), -sp.identity(m)])
     blocks, rhs, n_zero = [cuts, xi_pos], [-np.ones(k), np.zeros(m)], 0
@@ -184,9 +185,14 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
     when every example is exact (then the master is (GR) with O(nnz) variables).
     """
     m, n = X.shape
-    sx = s[:, None] * X
+    sparse = sp.issparse(X)
+    if sparse:  # never densified: the cuts tau * y_i x_i keep x_i's sparsity
+        sx = sp.csr_matrix(X.multiply(s[:, None]))
+        sx.sort_indices()
+    else:
+        sx = s[:, None] * X
     cut_rows = np.arange(m)
-    cut_kept = np.ones((m, n))  # first cuts: nothing deleted
+    cut_coef = sp.csr_matrix(sx)  # first cuts: nothing deleted
     n_cuts = np.ones(m, dtype=int)
     promoted = np.zeros(m, dtype=bool)
     exact, n_col = [], n + 1 + m
@@ -196,9 +202,13 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
     n_round = 0
     while n_round < max_iter:
         n_round += 1
-        w, b, xi, bound, reason = _master(sx, s, cut_rows, cut_kept, C, fit_intercept, exact)
-        res = knapsack_deletion(sx * w, np.ones(n), budget)
-        robust = np.maximum(1.0 - s * b - sx @ w + res.relaxed_gain, 0.0)
+        w, b, xi, bound, reason = _master(sx, s, cut_rows, cut_coef, C, fit_intercept, exact)
+        if sparse:  # the knapsack on the stored entries only
+            harm, delta = _sparse_knapsack(sx, np.ones(m), w, np.ones(n), 0.0, 1.0, budget)
+        else:
+            res = knapsack_deletion(sx * w, np.ones(n), budget)
+            harm, delta = res.relaxed_gain, res.fractions
+        robust = np.maximum(1.0 - s * b - np.asarray(sx @ w).ravel() + harm, 0.0)
         objective = 0.5 * w @ w + C * robust.sum()
         if objective < best[2]:
             best = (w, b, objective)
@@ -220,7 +230,8 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
             n_col += exact[-1][2]
         n_cuts[violated] += 1
         cut_rows = np.r_[cut_rows, violated]
-        cut_kept = np.vstack([cut_kept, 1.0 - res.fractions[violated]])
+        cut_coef = sp.vstack([cut_coef, sp.csr_matrix(
+            _kept_products(sx, np.ones(m), delta, violated))], format="csr")
     if not converged and reason is None:
         reason = f"max_iter={max_iter} rounds were reached"
     w, b, objective = best
@@ -293,8 +304,9 @@ class FDROPClassifier(LinearClassifierBase):
         best point evaluated (``w = 0`` included) is returned. All binary problems share each
         mini-batch: one gains tensor (problems x rows x non-zeros per row), split at K by
         ``np.partition``. It reads X row by row as CSR (a sparse X is never densified; dense and
-        sparse X give the same model). The exact solvers densify a sparse X: their QPs have
-        O(m n) entries anyway (cut rows ``tau * x_i`` are dense once a feature is deleted).
+        sparse X give the same model). The cutting planes keep a sparse X sparse (the cuts
+        ``tau * x_i`` have ``x_i``'s pattern, the knapsack runs on the stored entries);
+        ``"qp"`` densifies it ((GR) has O(m n) terms).
     tol : float or None, default=None
         The certified relative optimality gap ``(objective - lower bound) / max(objective,
         1e-3)`` at which the solver stops. Cutting planes (None: 1e-6): the bound is the master
@@ -391,9 +403,8 @@ class FDROPClassifier(LinearClassifierBase):
             return coef, intercept
         tol = 1e-6 if self.tol is None else float(self.tol)
         max_iter = 100 if self.max_iter is None else int(self.max_iter)
-        if sp.issparse(X):
-            X = X.toarray()  # the exact solvers build O(n_samples n_features) problems anyway
         if solver == "qp":
+            X = X.toarray() if sp.issparse(X) else X  # (GR) has O(n_samples n_features) terms
             results = [_solve_gr_qp(X, s, budget, float(self.C), bool(self.fit_intercept))
                        for s in Y.T]
         else:
