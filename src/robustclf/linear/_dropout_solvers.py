@@ -296,7 +296,7 @@ def newton(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float 
     the optimum puts examples on the kink (``S = 0``; e.g. a one-vs-rest column whose optimum
     is nearly ``w = 0``, all negatives exactly at the margin) the curvature is ``~ c / delta``
     and Newton from a far start crawls. Each column therefore follows its own path of
-    smoothing levels ``delta / margin = 1, 0.1, ..., 1e-8`` (:meth:`_Smoothed.levels`), moving
+    smoothing levels ``delta / margin = 0.1, 0.01, ..., 1e-8`` (:meth:`_Smoothed.levels`), moving
     to the next level once its relative gradient for the current level is at most
     ``max(tol, 1e-3)``: a path-following method whose every stage starts close to its optimum.
     Only the final level, the loss itself, decides convergence.
@@ -323,36 +323,41 @@ def newton(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float 
     stage_tol = max(tol, _STAGE_TOL)
     damping = np.ones(Y.shape[1])
     stalls = np.zeros(Y.shape[1], dtype=int)
+    last = None if levels is None else levels.size - 1
+
+    def state(cols):
+        """Stage loss, curvature, gradient and measure of ``cols`` at their current levels."""
+        stage = loss if levels is None else loss.at(levels[level[cols]])
+        lm, lu, lmm, lmu, luu = stage.derivatives(m[:, cols], u[:, cols], Y[:, cols])
+        Vlu = var.adjoint(lu)
+        g = problem.gradient(theta[:, cols], lm, lu, Vlu)
+        return stage, g, lmm, lmu, luu, Vlu, np.abs(g).max(axis=0) / problem.gradient_scale()[
+            cols]
+
     for it in range(max_iter + 1):
         cols = track.active()
         if cols.size == 0:
             break
-        Yc, th = Y[:, cols], theta[:, cols]
-        final = True if levels is None else level[cols] == levels.size - 1
-        problem.loss = stage = loss if levels is None else loss.at(levels[level[cols]])
-        w = th[: problem.d]
-        lm, lu, lmm, lmu, luu = stage.derivatives(m[:, cols], u[:, cols], Yc)
-        Vlu = var.adjoint(lu)
-        g = problem.gradient(th, lm, lu, Vlu)
-        measure = np.abs(g).max(axis=0) / problem.gradient_scale()[cols]
-        track.check(cols, measure, final)
-        advanced = np.zeros(cols.size, dtype=bool)
-        if levels is not None:     # columns done with their stage move on to the next level
-            advanced = ~final & (measure <= stage_tol)
-            level[cols[advanced]] += 1
-        keep = track.status[cols] != CONVERGED
+        while True:    # columns done with their stage move on, possibly over several levels
+            stage, g, lmm, lmu, luu, Vlu, measure = state(cols)
+            final = True if levels is None else level[cols] == last
+            track.check(cols, measure, final)
+            done = track.status[cols] == CONVERGED
+            advance = ~final & (measure <= stage_tol)
+            level[cols[advance]] += 1
+            if not advance.any():
+                break
+            cols = cols[~done]
+        keep = ~done
         if it == max_iter or not keep.any():
             continue
-        cols, th, w, Yc = cols[keep], th[:, keep], w[:, keep], Yc[:, keep]
-        if advanced.any():         # the derivatives of the new levels
-            problem.loss = stage = loss.at(levels[level[cols]])
-            lm, lu, lmm, lmu, luu = stage.derivatives(m[:, cols], u[:, cols], Yc)
-            Vlu = var.adjoint(lu)
-            g = problem.gradient(th, lm, lu, Vlu)
-        else:
-            if levels is not None:
-                problem.loss = stage = loss.at(levels[level[cols]])
-            g, lmm, lmu, luu, Vlu = (a[:, keep] for a in (g, lmm, lmu, luu, Vlu))
+        cols = cols[keep]
+        g, lmm, lmu, luu, Vlu = (a[:, keep] for a in (g, lmm, lmu, luu, Vlu))
+        if levels is not None:
+            stage = loss.at(levels[level[cols]])
+        problem.loss = stage
+        Yc, th = Y[:, cols], theta[:, cols]
+        w = th[: problem.d]
         f_stage = (w * w).sum(axis=0) + stage.value(m[:, cols], u[:, cols], Yc).sum(axis=0)
 
         mu = damping[cols]
@@ -364,8 +369,7 @@ def newton(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float 
         def hess(V, sub, w=w, curvature=curvature, mu=mu):
             return problem.hessian_vector(w, curvature, V, sub) + mu[sub] * V
 
-        gnorm = np.abs(g).max(axis=0) / problem.gradient_scale()[cols]
-        rtol = np.minimum(_FORCING, np.sqrt(gnorm))
+        rtol = np.minimum(_FORCING, np.sqrt(measure[keep]))
         if fast is not problem:
             rtol = np.maximum(rtol, 1e-5)
         step = _pcg(hess, -g, _jacobi(diag + mu), rtol, 2 * (problem.d + 1), np.zeros_like(g))
