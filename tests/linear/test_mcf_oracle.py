@@ -1,7 +1,9 @@
 """Default fits of MCF and explicit corruption against independent solves (issue 14).
 
 Oracles: :mod:`robustclf._oracles.mcf` (SVD least squares for MCF-quadratic, damped Newton with
-the exact Hessian for MCF-logistic, both written out entry by entry under dropout).
+the exact Hessian for MCF-logistic, both written out entry by entry under dropout; LSQR and
+Newton-CG for sparse X). Data: digits (10 classes), spambase, Amazon books reviews restricted
+to their 2,500 most frequent words (sparse, d > 2,000).
 """
 
 import warnings
@@ -20,13 +22,13 @@ def _split(name):
     if name == "digits":
         return oracle.digits_split()
     try:
-        return oracle.spambase_split()
+        return {"spambase": oracle.spambase_split, "amazon": oracle.amazon_split}[name]()
     except (FileNotFoundError, OSError):
-        pytest.skip("spambase is not available (set ROBUSTCLF_DATA)")
+        pytest.skip(f"{name} is not available (set ROBUSTCLF_DATA)")
 
 
 @pytest.mark.parametrize("loss", ["quadratic", "logistic"])
-@pytest.mark.parametrize("dataset", ["digits", "spambase"])
+@pytest.mark.parametrize("dataset", ["digits", "spambase", "amazon"])
 def test_default_fit_matches_the_oracle(dataset, loss):
     Xtr, ytr, Xte, _ = _split(dataset)
     with warnings.catch_warnings():
