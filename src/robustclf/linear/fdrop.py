@@ -136,10 +136,10 @@ def _exact_blocks(sx, s, idx, budget, n_col):
 
 def _master(sx, s, cut_rows, cut_coef, C, fit_intercept, exact=()):
     """The QP over (w, b, xi) with one cut ``y_i (b + sum_j tau_j x_ij w_j) >= 1 - xi_i`` per row
-    of ``cut_coef`` (the rows ``tau * y_i x_i``, sparse), ``xi >= 0``, ``b = 0`` without intercept, and the exact blocks
-    ``exact`` (from :func:`_exact_blocks`, over extra columns). Returns ``w, b, xi``, the QP's
-    dual value (a lower bound on FDROP's optimum: the master is a relaxation) and the reason
-    the QP solve was inexact (``None`` if it was not)."""
+    of ``cut_coef`` (the rows ``tau * y_i x_i``, sparse), ``xi >= 0``, ``b = 0`` without
+    intercept, and the exact blocks ``exact`` (from :func:`_exact_blocks`, over extra columns).
+    Returns ``w, b, xi``, the QP's dual value (a lower bound on FDROP's optimum: the master is a
+    relaxation) and the reason the QP solve was inexact (``None`` if it was not)."""
     m, n = sx.shape
     n_cols = n + 1 + m + sum(block[2] for block in exact)
     k = cut_rows.shape[0]
