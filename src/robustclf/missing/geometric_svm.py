@@ -86,8 +86,9 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         tolerance of the warm start's KKT check on all rows; see ``kkt_residual_``). Measured
         on house votes and horse colic (linear kernel, C in {1, 10}, every iterate against
         Clarabel on the primal Eq. 6): 1e-3 leaves the Eq. (6) objective 5e-5 to 4e-3 above
-        the optimum of its QP with identical test predictions; 1e-5 brings it to about 1e-6
-        at up to twice the time.
+        the optimum of its QP (1e-4 typical) with identical test predictions; 1e-5 brings it
+        to 7e-7 - 4e-5 at up to twice the time. Below about 1e-5 libsvm's single-precision
+        kernel cache sets the floor (:func:`~robustclf.missing._geometric_solver.kkt_floor`).
     random_state : None, int or Generator, default=None
         Only used for the early-stopping split.
 
