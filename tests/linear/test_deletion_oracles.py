@@ -154,8 +154,22 @@ def test_lp_time_limit_is_passed_to_highs_and_its_status_warns(cancer, monkeypat
     assert np.isinf(est.gap_[0]) and np.isnan(est.lower_bound_[0])
 
 
+def test_lp_time_limit_before_any_point_returns_zero_with_a_warning(cancer, monkeypatch):
+    Xtr, ytr, _, _ = cancer
+    monkeypatch.setattr(lp_solvers, "linprog", _fake_linprog(1, x_available=False))
+    with pytest.warns(ConvergenceWarning, match="before finding a point"):
+        est = DeletionRobustLP(budget=2, solver="lp", time_limit=1.0).fit(Xtr, ytr)
+    assert np.all(est.coef_ == 0) and np.all(est.intercept_ == 0)
+
+
+def test_lp_real_time_limit_warns(cancer):
+    Xtr, ytr, _, _ = cancer
+    with pytest.warns(ConvergenceWarning, match="time"):
+        DeletionRobustLP(budget=2, solver="lp", time_limit=1e-3).fit(Xtr, ytr)
+
+
 @pytest.mark.parametrize(("status", "x", "match"), [
-    (2, True, "infeasible"), (3, True, "unbounded"), (1, False, "without a solution")])
+    (2, True, "infeasible"), (3, True, "unbounded"), (4, False, "without a solution")])
 def test_lp_bad_status_raises(cancer, monkeypatch, status, x, match):
     Xtr, ytr, _, _ = cancer
     monkeypatch.setattr(lp_solvers, "linprog", _fake_linprog(status, x))

@@ -89,8 +89,9 @@ default="uniform"
     time_limit : float or None, default=None
         Seconds allowed to each binary problem (and chunk) of the ``"lp"`` solver (passed to
         HiGHS) and of the cutting planes (their HiGHS solves included). On the limit the best
-        point found is returned with a ``ConvergenceWarning``; if HiGHS has no point at all, a
-        ``RuntimeError``. None: no limit.
+        point found is returned with a ``ConvergenceWarning`` and its certified gap; when the
+        ``"lp"`` solver's HiGHS stops before finding any point (the usual case), the model is
+        the feasible ``w = 0, b = 0`` (constant), with the warning. None: no limit.
     n_jobs : int or None, default=None
         Parallel jobs (joblib) over classes (one-vs-rest) and chunks.
     random_state : None, int or Generator, default=None
