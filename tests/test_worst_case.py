@@ -184,6 +184,16 @@ def test_reduced_cost_fixing_keeps_the_optimum():
         assert best == pytest.approx(optimum[i], abs=1e-9)
 
 
+def test_enumeration_handles_rows_with_every_item_fixed():
+    gains = np.array([[3.0, 1.0, 0.5], [3.0, 1.0, 0.5]])
+    values = np.ones(3)
+    fixed_in = np.array([[True, False, False], [False, False, False]])
+    free_vars = np.array([[False, False, False], [False, True, True]])
+    gain, mask = wc._enumerate_rows(gains, values, 1.0, fixed_in, free_vars)
+    assert gain.tolist() == [3.0, 1.0]
+    assert mask.tolist() == [[True, False, False], [False, True, False]]
+
+
 def test_time_limit_leaves_rows_bracketed_not_guessed(monkeypatch):
     monkeypatch.setattr(wc, "_ENUM_MAX_VARS", -1)  # every open row needs HiGHS
     rng = np.random.default_rng(6)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
-from itertools import product
 
 import numpy as np
 import scipy.sparse as sp
@@ -479,7 +478,7 @@ def _enumerate_rows(gains, values, limit, fixed_in, free_vars):
     for k in np.unique(counts):
         rows = np.flatnonzero(counts == k)
         cols = np.nonzero(free_vars[rows])[1].reshape(rows.size, k)  # each row's k columns
-        subsets = np.array(list(product((0.0, 1.0), repeat=int(k)))).reshape(-1, k)
+        subsets = ((np.arange(2**k)[:, None] >> np.arange(k)) & 1).astype(np.float64)
         step = max(1, _ENUM_ENTRIES // subsets.shape[0])
         for start in range(0, rows.size, step):  # chunks of rows, to bound memory
             r, c = rows[start:start + step], cols[start:start + step]
