@@ -249,7 +249,9 @@ def certified_error(
     when every row is decided (else the certified bound ``bracket[1]``).
 
     With the default ``exact="auto"`` the spambase case of issue 14 (1,000 rows x 57
-    mutual-information values, budget 5) solves 46 knapsacks in well under a second.
+    mutual-information values, budget 5; :func:`robustclf._oracles.worst_case.spambase_case`)
+    leaves 29 rows undecided by the bounds (greedy 0.310, relaxed 0.339); solving them gives the
+    exact 0.314 in about 0.02 s.
     """
     aff, X, y, values, budget, time_limit = _validate(model, X, y, budget, feature_values,
                                                       exact, time_limit)

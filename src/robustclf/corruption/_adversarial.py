@@ -108,8 +108,9 @@ class OptimalDeletion(DeletionCorruption):
     Notes
     -----
     Solves every row whose greedy and relaxed margins differ (not only those whose prediction
-    could change), so that each row gets its minimal margin: about 2 s for the 1,000 spambase
-    rows of :mod:`robustclf._oracles.worst_case`, against 0.1 s for the certified error alone.
+    could change), so that each row gets its minimal margin: 561 of the 1,000 spambase rows of
+    :func:`robustclf._oracles.worst_case.spambase_case`, about 0.06 s (error 0.314, against
+    0.310 for :class:`GreedyDeletion`), where the certified error alone solves 29 rows.
     The model must be linear; deletion is modelled as ``x_j = 0`` in the raw features.
     """
 
