@@ -238,3 +238,54 @@ def test_newton_reads_large_dense_x_in_float32_without_moving_the_optimum(monkey
     np.testing.assert_allclose(f_low, ref.objective_, rtol=1e-6)
     np.testing.assert_allclose(low.coef_, ref.coef_, rtol=1e-3, atol=1e-4)
     assert not np.array_equal(low.coef_, ref.coef_)         # the float32 path was taken
+
+
+def test_every_solver_stops_on_the_relative_gradient_norm():
+    """converged means ||grad F||_inf <= tol ||grad F(0)||_inf, recomputed here independently
+    of the solvers' bookkeeping (finite differences of the objective)."""
+    X, Y, var, _ = _problem(n_classes=3)
+    loss = HingeBound(0.8)
+    problem = S._Problem(X, Y, var, loss, fit_intercept=True)
+    h = 1e-6
+
+    def gradient(theta):
+        out = np.empty_like(theta)
+        for i in range(theta.shape[0]):
+            e = np.zeros_like(theta)
+            e[i] = h
+            up, down = problem.evaluate(theta + e, Y)[0], problem.evaluate(theta - e, Y)[0]
+            out[i] = (up - down) / (2 * h)
+        return out
+
+    scale = np.abs(gradient(np.zeros((X.shape[1] + 1, 3)))).max(axis=0)
+    for solver in (S.newton, S.irls, S.lbfgs):
+        res = solver(X, Y, var, loss, tol=1e-5, max_iter=5000)
+        assert res.converged.all()
+        theta = np.vstack([res.coef.T, res.intercept])
+        measure = np.abs(gradient(theta)).max(axis=0) / scale
+        np.testing.assert_allclose(measure, res.measure, rtol=1e-3, atol=1e-9)
+        assert np.all(measure <= 1e-5 * (1 + 1e-3))
+
+
+def test_unreachable_tol_is_reported_with_its_reason():
+    """Below the floating-point floor (1e-20) every solver says why it stopped."""
+    X, Y, var, _ = _problem(n_classes=2)
+    res = S.lbfgs(X, Y, var, HingeBound(0.8), tol=1e-20, max_iter=10_000)
+    assert not res.converged.any() and set(res.status) == {S.ABNORMAL}
+    res = S.newton(X, Y, var, HingeBound(0.8), tol=1e-20, max_iter=10_000)
+    assert not res.converged.any() and set(res.status) == {S.NO_DESCENT}
+    assert res.n_iter.max() < 10_000
+    res = S.irls(X, Y, var, HingeBound(0.8), tol=1e-20, max_iter=20)
+    assert set(res.status) == {S.MAX_ITER} and (res.n_iter == 20).all()
+
+
+def test_newton_reaches_optima_on_the_kink():
+    """Random labels: every one-vs-rest optimum is (almost) w = 0 with all negatives exactly
+    on the hinge's kink; the default tolerance is reached without a warning."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(30, 3))
+    Y = np.where((np.arange(30) % 3)[:, None] == np.arange(3), 1.0, -1.0)
+    var = S.Variance(*DropoutNoise(0.5).variance_terms(X), X.shape)
+    res = S.newton(X, Y, var, HingeBound(1.0))
+    assert res.converged.all(), res.measure
+    np.testing.assert_allclose(res.coef, 0.0, atol=1e-5)
