@@ -120,7 +120,8 @@ def _cmd_curve(args) -> int:
         params.setdefault("groups", split.groups)
         if params["groups"] is None:
             raise ValueError(f"dataset {args.dataset!r} has no feature groups; pass groups.")
-    if args.corruption in ("greedy", "black_box_greedy") and split.feature_values is not None:
+    valued = ("greedy", "optimal", "black_box_greedy")  # the adversaries that pay feature values
+    if args.corruption in valued and split.feature_values is not None:
         params.setdefault("feature_values", split.feature_values)
     corruption = make_corruption(args.corruption, **params)
     # levels above 1 cannot be fractions: sweep the count k instead, when the corruption has one
