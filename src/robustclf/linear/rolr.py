@@ -236,11 +236,12 @@ class RobustLogisticRegression(LinearClassifierBase):
                 raise ValueError(f"threshold {T:g} removes every row (all ||x|| >= T); "
                                  "standardise X or set a larger threshold.")
             if removed > n1:
+                hint = (" (threshold='paper' assumes standardised features and p well below "
+                        "16 log(p n))" if self.threshold == "paper" else "")
                 warnings.warn(f"the preprocessing threshold T = {T:g} removed {removed} rows, "
                               f"more than the n_outliers = {n1} bound: either n_outliers is "
-                              "too small or the threshold removes authentic rows "
-                              "(threshold='paper' assumes standardised features and p well "
-                              "below 16 log(p n)).", UserWarning, stacklevel=4)
+                              f"too small or the threshold removes authentic rows{hint}.",
+                              UserWarning, stacklevel=4)
             if removed:
                 if center is not None:
                     center = column_medians(X[keep])
@@ -274,7 +275,7 @@ class RobustLogisticRegression(LinearClassifierBase):
                     intercept[k] -= coef[k] @ center
                 mask[keep] = _trimmed_set(yk * decision, n_trim)
             masks.append(mask)
-            scores.append(yk * decision)
+            scores.append(decision)
             results.append(res)
         gaps = np.array([_relative_gap(r) for r in results])
         warn_if_not_converged(self, np.array([r.converged for r in results]), self.max_iter,
