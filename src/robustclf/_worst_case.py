@@ -398,7 +398,8 @@ def _knapsack_dp(g: np.ndarray, v: np.ndarray, capacity: int) -> np.ndarray:
 
 
 def _milp_deletion(gains, values, budget, time_limit) -> ExactDeletion:
-    """(K) for any values: the greedy where it meets the relaxation, block MILPs elsewhere."""
+    """(K) for any values: the greedy where it meets the relaxation; elsewhere the reduced-cost
+    fixing, then enumeration of small residuals and block MILPs for the others."""
     limit = _budget_limit(budget)
     gain, mask = greedy_knapsack_deletion(gains, values, budget)
     # items that can never fit take no part, not even fractionally: a tighter relaxation
@@ -413,9 +414,11 @@ def _milp_deletion(gains, values, budget, time_limit) -> ExactDeletion:
     rows = open_rows[small]
     enum_gain, enum_mask = _enumerate_rows(gains[rows], values, limit, fixed_in[small],
                                            free_vars[small])
-    better = (enum_mask @ values <= limit) & (enum_gain >= gain[rows])  # (round-off guard)
+    # the enumeration's optimum is the row's, unless round-off broke the budget (then unsolved)
+    feasible = enum_mask @ values <= limit
+    better = feasible & (enum_gain > gain[rows])
+    bound[rows[feasible]] = np.maximum(enum_gain, gain[rows])[feasible]
     gain[rows[better]], mask[rows[better]] = enum_gain[better], enum_mask[better]
-    bound[rows[better]] = enum_gain[better]
     open_rows, fixed_in, free_vars = open_rows[~small], fixed_in[~small], free_vars[~small]
     deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
     status = "optimal"
