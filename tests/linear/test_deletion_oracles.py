@@ -290,3 +290,17 @@ def test_lp_on_spambase_with_mutual_info_values():
     est = DeletionRobustLP(budget=5, feature_values=values, random_state=0).fit(X, y)
     _, _, _, objective = ovr_oracle(eq4_lp, X, y, values=values, budget=5)
     assert np.all(_rel(est.objective_, objective) <= 1e-6)
+
+
+@pytest.mark.parametrize("uniform", [True, False])
+def test_perceptron_objective_screening_matches_the_plain_loss(uniform):
+    from robustclf.linear.deletion_perceptron import _mean_loss, deletion_hinge_loss
+
+    rng = np.random.default_rng(5)
+    X = rng.random((500, 40))
+    s = np.where(rng.random(500) < 0.5, 1.0, -1.0)
+    w, b = rng.normal(size=40), 0.3
+    values = np.ones(40) if uniform else rng.random(40) * 2
+    plain = deletion_hinge_loss(w, b, X, s, values, 3.0, 0.7).mean()
+    assert plain > 0
+    assert _mean_loss(w, b, X, s, values, 3.0, 0.7, block=64) == pytest.approx(plain, rel=1e-12)
