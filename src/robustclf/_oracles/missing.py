@@ -90,7 +90,9 @@ def min_slack(X, y, gamma: float, fit_intercept: bool = True):
     cons += [gamma * cp.norm(cp.multiply(M[i].astype(float), w)) - margins[i] <= tau
              for i in range(X.shape[0])]
     prob = cp.Problem(cp.Minimize(tau), cons)
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    with warnings.catch_warnings():  # near the root Clarabel may stop at 'optimal_inaccurate'
+        warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+        prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
     if prob.status not in ("optimal", "optimal_inaccurate"):
         raise RuntimeError(f"the min-slack oracle ended with status {prob.status!r}")
     return float(prob.value), (np.asarray(w.value), float(b.value) if fit_intercept else 0.0)

@@ -6,6 +6,8 @@ both are imported only when a model is fitted.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -29,6 +31,14 @@ def geometric_margin(coef: np.ndarray, intercept: float, X, y) -> float:
     return float(np.min(rho))
 
 
+def _solve_quietly(prob, solver) -> None:
+    """``prob.solve`` without cvxpy's "may be inaccurate" warning: the caller reads the status
+    (``optimal_inaccurate`` is never taken as a certificate) and reports it."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+        prob.solve(solver=solver)
+
+
 def _feasible(X0, y, patterns, inverse, gamma, fit_intercept):
     """Is there ``(w, b)`` with ``y_i (w.x_i + b) >= gamma ||w^(i)||`` and sum of margins 1?
 
@@ -46,7 +56,7 @@ def _feasible(X0, y, patterns, inverse, gamma, fit_intercept):
              for p in range(patterns.shape[0])]
     prob = cp.Problem(cp.Minimize(0), cons)
     try:
-        prob.solve(solver=cp.CLARABEL)
+        _solve_quietly(prob, cp.CLARABEL)
     except cp.error.SolverError:  # numerical failure near the feasibility boundary
         return "solver_error", None
     if prob.status in ("optimal", "optimal_inaccurate"):
@@ -75,7 +85,7 @@ def _min_slack(X0, y, patterns, inverse, gamma, fit_intercept):
              for p in range(patterns.shape[0])]
     prob = cp.Problem(cp.Minimize(tau), cons)
     try:
-        prob.solve(solver=cp.CLARABEL)
+        _solve_quietly(prob, cp.CLARABEL)
     except cp.error.SolverError:
         return "solver_error", np.nan, None
     if prob.status != "optimal":
