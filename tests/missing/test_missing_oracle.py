@@ -109,6 +109,22 @@ def test_libsvm_iteration_cap_surfaces_as_a_convergence_warning(monkeypatch):
     assert model.kkt_residual_ > model.svm_tol
 
 
+def test_clarabel_inaccurate_status_surfaces_as_a_convergence_warning(monkeypatch):
+    import cvxpy as cp
+
+    real = cp.Problem.solve
+
+    def inaccurate(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        self._status = "optimal_inaccurate"
+        return out
+
+    monkeypatch.setattr(cp.Problem, "solve", inaccurate)
+    X, y = make_structurally_missing(60, n_blocks=2, block_size=2, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="Clarabel returned 'optimal_inaccurate'"):
+        GeometricMarginSVC(solver="clarabel", max_iter=1).fit(X, y)
+
+
 def test_svm_tol_must_be_positive():
     X, y = make_structurally_missing(40, n_blocks=2, block_size=2, random_state=0)
     with pytest.raises(ValueError, match="svm_tol must be > 0"):
