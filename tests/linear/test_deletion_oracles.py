@@ -4,6 +4,7 @@ independent solves (robustclf._oracles.deletion), their certificates, and their 
 
 import os
 import tracemalloc
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -304,3 +305,17 @@ def test_perceptron_objective_screening_matches_the_plain_loss(uniform):
     plain = deletion_hinge_loss(w, b, X, s, values, 3.0, 0.7).mean()
     assert plain > 0
     assert _mean_loss(w, b, X, s, values, 3.0, 0.7, block=64) == pytest.approx(plain, rel=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["cutting_plane", "lp", "subgradient"])
+def test_features_unseen_in_training_get_weight_zero(digits, solver):
+    """Digits' blank border pixels are in no constraint of Eq. (4); HiGHS used to put them at
+    -C, which then decided test rows where such a pixel is not blank."""
+    Xtr, ytr, _, _ = digits
+    keep = np.isin(ytr, [3, 8])
+    unseen = ~Xtr[keep].any(axis=0)
+    assert unseen.any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # (subgradient)
+        est = DeletionRobustLP(budget=4, solver=solver, random_state=0).fit(Xtr[keep], ytr[keep])
+    assert np.all(est.coef_[:, unseen] == 0.0) and np.any(est.coef_[:, ~unseen] != 0.0)

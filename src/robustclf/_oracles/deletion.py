@@ -35,7 +35,9 @@ def eq4_lp(X, y, values, budget, margin=1.0, weight_bound=10.0, *, fit_intercept
 
     ``min (1/(m gamma)) sum_i xi_i`` s.t. ``P lambda_i - sum_j alpha_ij + y_i b >= -xi_i``,
     ``y_i w_j x_ij - gamma v_j / P >= lambda_i v_j - alpha_ij``, ``alpha, lambda, xi >= 0``,
-    ``||w||_inf <= C`` (and ``|b| <= bias_bound`` if given). Returns ``(w, b, objective)``.
+    ``||w||_inf <= C`` (and ``|b| <= bias_bound`` if given). Features that are 0 in every row
+    get ``w_j = 0`` (they are in no constraint: any weight is optimal; the estimators' choice).
+    Returns ``(w, b, objective)``.
     """
     X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -61,7 +63,10 @@ def eq4_lp(X, y, values, budget, margin=1.0, weight_bound=10.0, *, fit_intercept
         b_range = (None, None)
     else:
         b_range = (-bias_bound, bias_bound)
-    bounds = ([(-weight_bound, weight_bound)] * n + [b_range] + [(0, None)] * (2 * m + m * n))
+    # the estimators' convention for features that are 0 in every training row (any weight is
+    # optimal for them): weight 0
+    w_range = [(-weight_bound, weight_bound) if seen else (0.0, 0.0) for seen in X.any(axis=0)]
+    bounds = w_range + [b_range] + [(0, None)] * (2 * m + m * n)
     res = linprog(cost, A_ub=A, b_ub=rhs, bounds=bounds, method="highs-ipm",
                   options={"primal_feasibility_tolerance": 1e-10,
                            "dual_feasibility_tolerance": 1e-10})

@@ -235,6 +235,21 @@ def _dual_terms(X, y, delta, active, values):
     return tuple(zip(*out, strict=True))
 
 
+def _weight_bounds(X, weight_bound):
+    """Lower and upper bounds ``(2, n)`` of ``w``: the box, but 0 for unseen features.
+
+    A feature that is 0 in every training row appears in no constraint of Eq. (4), so any
+    ``w_j`` in the box is optimal, and HiGHS returns a bound (``-C`` on digits' blank border
+    pixels), which then decides test rows where the pixel is not blank. Such weights are fixed
+    at 0 (the choice that changes no training margin and none of an unseen feature's test
+    rows). The subgradient method leaves them at 0 by itself (their subgradients are 0).
+    """
+    seen = (np.asarray(abs(X).sum(axis=0)).ravel() > 0) if sp.issparse(X) \
+        else np.any(X != 0, axis=0)
+    bound = np.where(seen, weight_bound, 0.0)
+    return np.vstack([-bound, bound])
+
+
 def _check_linprog(res, what: str):
     """The solution of a ``linprog`` (HiGHS) result and why it is not optimal (``None`` if it is).
 
@@ -300,7 +315,7 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
     c[o_xi:o_xi + m] = 1.0 / (m * margin)
     bounds = np.zeros((n_var, 2))
     bounds[:, 1] = np.inf
-    bounds[:n] = (-weight_bound, weight_bound)
+    bounds[:n] = _weight_bounds(X, weight_bound).T
     bounds[o_b] = (-np.inf, np.inf) if fit_intercept else (0.0, 0.0)
     options = {} if time_limit is None else {"time_limit": float(time_limit)}
     res = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs", options=options)
@@ -527,10 +542,9 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
     m, n = X.shape
     P = float(np.sum(values)) - budget
     c = np.concatenate([np.zeros(n + 1), np.full(m, 1.0 / (m * margin))])
-    lo = np.concatenate([np.full(n, -weight_bound), [-np.inf if fit_intercept else 0.0],
-                         np.zeros(m)])
-    hi = np.concatenate([np.full(n, weight_bound), [np.inf if fit_intercept else 0.0],
-                         np.full(m, np.inf)])
+    box = _weight_bounds(X, weight_bound)
+    lo = np.concatenate([box[0], [-np.inf if fit_intercept else 0.0], np.zeros(m)])
+    hi = np.concatenate([box[1], [np.inf if fit_intercept else 0.0], np.full(m, np.inf)])
     highs_class = persistent_highs() if backend in ("auto", "highs") else None
     if backend == "highs" and highs_class is None:  # pragma: no cover - scipy < 1.15
         raise ImportError("backend='highs' needs scipy >= 1.15 (HiGHS's solver object).")
