@@ -42,6 +42,12 @@ class DeletionRobustLP(LinearClassifierBase):
     (Eq. 3; exact for 0/1 values and integer N, an upper bound within C / gamma otherwise,
     Theorem 1). Deleted features are set to 0 at test time.
 
+    Eq. (4)'s optimum need not be unique (a polyhedral objective over a box): a feature that
+    is 0 in every training row is in no constraint, so any weight is optimal; it gets weight 0
+    (HiGHS put such weights at -C, which then decided test rows where the feature is present).
+    Other ties remain: two optimal solutions can differ on test rows (digits, 150 rows, N = 8:
+    3-9 of 300 test predictions differ from HiGHS's interior-point optimum at equal objective).
+
     Parameters
     ----------
     budget : float, default=1.0
