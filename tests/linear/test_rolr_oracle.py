@@ -43,7 +43,8 @@ def _check_against_oracle(est, oracle, X_test):
     assert np.all(oracle["upper"] - oracle["objective"] <= 1e-8 * oracle["upper"])
     np.testing.assert_array_equal(est.classes_, oracle["classes"])
     rel = (oracle["objective"] - est.objective_) / np.abs(oracle["objective"])
-    assert np.all(rel <= 1e-6), rel
+    # the default tol=1e-6 certifies P(coef) >= (1 - 1e-6) P*; allow the rounding of the sums
+    assert np.all(rel <= 1e-6 * (1 + 1e-6)), rel
     assert np.all(est.objective_ <= oracle["upper"] * (1 + 1e-12))   # nobody beats the bound
     np.testing.assert_array_equal(est.predict(X_test), oracle_predict(oracle, X_test))
 
@@ -125,7 +126,8 @@ def test_issue_instance_2100_nonnegative_features_reaches_the_optimum():
     cosine = float(est.coef_.ravel() @ oracle["coef"].ravel()
                    / (np.linalg.norm(est.coef_) * np.linalg.norm(oracle["coef"])))
     assert cosine >= 0.9999
-    assert (oracle["objective"][0] - est.objective_[0]) / oracle["objective"][0] <= 1e-6
+    rel = (oracle["objective"][0] - est.objective_[0]) / oracle["objective"][0]
+    assert rel <= 1e-6 * (1 + 1e-6)
     assert est.n_iter_[0] < est.max_iter
 
 

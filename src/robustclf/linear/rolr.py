@@ -90,12 +90,13 @@ class RobustLogisticRegression(LinearClassifierBase):
         ``"dual"``: accelerated projected gradient on the dual ``min ||A^T t||`` over the capped
         simplex with a duality-gap stopping rule (dense or sparse ``X``). ``"socp"``: Eq. (3)
         (with ``nu`` free, see Notes) through cvxpy + Clarabel (``pip install robustclf[conic]``).
-    tol : float > 0, default=1e-7
+    tol : float > 0, default=1e-6
         Relative duality gap at which the dual solver stops: the trimmed sum of ``coef_`` is
-        within ``tol`` (relative) of the optimum of Eq. (2), and the cosine between the fitted
-        and the optimal direction is at least ``1 - tol``. (The default was 1e-6 before issue
-        14; 1e-7 keeps the objective well inside 1e-6 of the optimum for a quarter more
-        iterations.)
+        certified within ``tol`` (relative) of the optimum of Eq. (2), and the cosine between
+        the fitted and the optimal direction is at least ``1 - tol`` (in practice far closer:
+        the trimmed sum is not smooth, so its gap is first order in the direction's error).
+        The last decade of the gap is the slow part of the solve: on a 180,000 x 20,000 sparse
+        text-like problem ``tol=1e-6`` takes 4,600 iterations and ``1e-7`` more than 10,000.
     max_iter : int, default=10000
         Iteration limit of the solver; reaching it raises a ``ConvergenceWarning`` with the
         relative duality gap reached.
@@ -170,7 +171,7 @@ class RobustLogisticRegression(LinearClassifierBase):
     """
 
     def __init__(self, *, n_outliers=None, outlier_fraction=None, threshold="auto",
-                 fit_intercept=True, intercept_scaling=1.0, solver="dual", tol=1e-7,
+                 fit_intercept=True, intercept_scaling=1.0, solver="dual", tol=1e-6,
                  max_iter=10_000):
         self.n_outliers = n_outliers
         self.outlier_fraction = outlier_fraction
