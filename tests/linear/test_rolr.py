@@ -417,6 +417,12 @@ def test_auto_threshold_is_three_median_norms():
     clf = RobustLogisticRegression().fit(X, y)
     norms = np.linalg.norm(X - np.median(X, axis=0), axis=1)
     assert clf.threshold_ == pytest.approx(3 * np.median(norms))
+    # more than half of the rows empty: the median norm is 0, the mean is used
+    Xs = sp.csr_matrix(np.vstack([X[:80], np.zeros((120, 5))]))
+    with pytest.warns(UserWarning, match="more than the n_outliers"):
+        clf = RobustLogisticRegression(fit_intercept=False).fit(Xs, y)
+    assert clf.threshold_ == pytest.approx(3 * np.linalg.norm(X[:80], axis=1).sum() / 200)
+    assert clf.inlier_mask_[80:].all()
 
 
 @pytest.mark.parametrize("n_outliers", [200, None])

@@ -58,7 +58,8 @@ def preprocess(X, n_outliers: int, *, threshold="auto", fit_intercept: bool = Tr
     if threshold is None:
         T = None
     elif threshold == "auto":
-        T = auto_factor * float(np.median(norms))
+        med = float(np.median(norms))
+        T = auto_factor * (med if med > 0 else float(np.mean(norms)) or 1.0)
     elif threshold == "paper":
         T = 4.0 * math.sqrt(math.log(p) + math.log(max(N - n_outliers, 1)))
     else:

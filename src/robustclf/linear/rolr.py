@@ -60,7 +60,8 @@ class RobustLogisticRegression(LinearClassifierBase):
         Preprocessing threshold ``T``: rows whose centred norm ``||x_i - m||`` is ``>= T`` are
         removed before the fit.
 
-        * ``"auto"`` (the default since issue 14; it was ``None``): ``T = 3 median_i ||x_i - m||``.
+        * ``"auto"`` (the default since issue 14; it was ``None``): ``T = 3 median_i ||x_i - m||``
+          (the mean norm if the median is 0, e.g. more than half of the rows empty).
           The median is robust to fewer than half outlying rows and makes ``T`` scale-equivariant.
           The factor 3 is the paper's own threshold at its §6 setting, where
           ``4 sqrt(log p + log n) = 12.6`` for ``n = 1000``, ``p = 20`` and authentic rows have
@@ -215,7 +216,7 @@ class RobustLogisticRegression(LinearClassifierBase):
         if self.threshold is None:
             return None
         if self.threshold == "auto":
-            return _AUTO_FACTOR * float(np.median(norms))
+            return _AUTO_FACTOR * _robust_scale(norms)
         if self.threshold == "paper":
             return 4.0 * math.sqrt(math.log(n_features) + math.log(max(n_authentic, 1)))
         return float(self.threshold)
