@@ -200,18 +200,19 @@ def test_solvers_report_non_convergence():
 
 
 @pytest.mark.parametrize("loss", BOUNDS, ids=ids)
-def test_subsampled_float32_newton_reaches_the_irls_optimum(loss, monkeypatch):
+def test_subsampled_float32_newton_reaches_the_full_newton_optimum(loss, monkeypatch):
     """The large-data path (Hessian on a float32 sub-sample, presolve on it) is exercised here
     on small data by lowering its thresholds; the optimum must not move."""
     from robustclf.linear import _dropout_problem as P
 
     X, Y, var, _ = _problem(n=400, d=8, n_classes=3)
-    ref = S.irls(X, Y, var, loss, tol=1e-10, max_iter=5000)
+    ref = S.newton(X, Y, var, loss, tol=1e-9, max_iter=500)   # before the patch
     monkeypatch.setattr(P, "_HESSIAN_ROWS", 100)
     monkeypatch.setattr(P, "_FLOAT32_MIN_SIZE", 10)
     problem = S._Problem(X, Y, var, loss, True)
     assert problem.fast.X.dtype == np.float32 and problem.rows.size == 100
-    res = S.newton(X, Y, var, loss, tol=1e-10, max_iter=500)
+    res = S.newton(X, Y, var, loss, tol=1e-9, max_iter=500)
+    assert res.converged.all()
     f_ref = np.array([h[-1] for h in ref.objective])
     np.testing.assert_allclose([h[-1] for h in res.objective], f_ref, rtol=1e-10)
     np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-4, atol=1e-6)

@@ -173,25 +173,27 @@ class _Problem:
         Vlu = self.var.adjoint(lu) if Vlu is None else Vlu
         return self.lin_t(lm) + self.pad(2.0 * w * (1.0 + Vlu))
 
-    def hessian_vector(self, w, curvature, V, cols):
+    def hessian_vector(self, w, curvature, V, cols, exact=False):
         """Hessian of columns ``cols`` times ``V``; ``curvature = (l_mm, l_mu, l_uu, V^T l_u)``,
         the first three for all rows or already restricted to the Hessian's rows.
 
         With ``dm = X̄ v`` and ``du = 2 sum_d Var[n, d] w_d v_d``:
         ``H v = 2 P v + X̄^T (l_mm dm + l_mu du) + 2 v * V^T l_u
         + 2 w * V^T (l_mu dm + l_uu du)`` -- four passes over the data for all columns.
+        ``exact=False`` reads the Hessian's sub-sample and precision (:attr:`fast`);
+        ``exact=True`` all rows of ``X`` (``curvature`` then on all rows).
         """
         every = len(cols) == curvature[0].shape[1]
         lmm, lmu, luu, Vlu = (c if every else c[:, cols] for c in curvature)
         w, Vw = w[:, cols], V[: self.d]
-        fast = self.fast
-        if self.rows is not None and lmm.shape[0] != self.fast.X.shape[0]:
+        source, scale = (self, 1.0) if exact else (self.fast, self.scale)
+        if not exact and self.rows is not None and lmm.shape[0] != source.X.shape[0]:
             lmm, lmu, luu = lmm[self.rows], lmu[self.rows], luu[self.rows]
-        dm = fast.lin(V)
-        du = 2.0 * fast.var.forward(w * Vw)
-        out = self.scale * fast.lin_t(lmm * dm + lmu * du) + self.pad(2.0 * Vw * (1.0 + Vlu))
+        dm = source.lin(V)
+        du = 2.0 * source.var.forward(w * Vw)
+        out = scale * source.lin_t(lmm * dm + lmu * du) + self.pad(2.0 * Vw * (1.0 + Vlu))
         if not self.var.is_zero():
-            out[: self.d] += 2.0 * self.scale * w * fast.var.adjoint(lmu * dm + luu * du)
+            out[: self.d] += 2.0 * scale * w * source.var.adjoint(lmu * dm + luu * du)
         return out
 
 

@@ -323,6 +323,7 @@ def newton(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float 
     stage_tol = max(tol, _STAGE_TOL)
     damping = np.ones(Y.shape[1])
     stalls = np.zeros(Y.shape[1], dtype=int)
+    exact_hessian = np.zeros(Y.shape[1], dtype=bool)
     last = None if levels is None else levels.size - 1
 
     def state(cols):
@@ -361,18 +362,15 @@ def newton(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float 
         f_stage = (w * w).sum(axis=0) + stage.value(m[:, cols], u[:, cols], Yc).sum(axis=0)
 
         mu = damping[cols]
-        fast = problem.fast
-        rows = slice(None) if problem.rows is None else problem.rows
-        curvature = (lmm[rows], lmu[rows], luu[rows], Vlu)   # on the Hessian's rows
-        diag = problem.scale * fast.lin2_t(curvature[0]) + problem.pad(2.0 + 2.0 * Vlu)
-
-        def hess(V, sub, w=w, curvature=curvature, mu=mu):
-            return problem.hessian_vector(w, curvature, V, sub) + mu[sub] * V
-
         rtol = np.minimum(_FORCING, np.sqrt(measure[keep]))
-        if fast is not problem:
-            rtol = np.maximum(rtol, 1e-5)
-        step = _pcg(hess, -g, _jacobi(diag + mu), rtol, 2 * (problem.d + 1), np.zeros_like(g))
+        step = np.empty_like(g)
+        for exact in (False, True):      # sub-sampled and exact Hessians, one CG each
+            grp = np.flatnonzero(exact_hessian[cols] == exact)
+            if grp.size == 0:
+                continue
+            step[:, grp] = _newton_step(problem, w[:, grp], g[:, grp],
+                                        tuple(c[:, grp] for c in (lmm, lmu, luu, Vlu)),
+                                        mu[grp], rtol[grp], exact)
         f_new, th_new, m_new, u_new, t = _backtrack(problem, th, step, g, f_stage, Yc)
         # Levenberg-Marquardt damping: the model's predicted decrease against the actual one
         slope = (g * step).sum(axis=0)
@@ -392,9 +390,35 @@ def newton(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float 
         at_final = level[cols] == levels.size - 1 if levels is not None else True
         flat = (t == 0) | (f_stage - f_new <= _EPS_DECREASE * np.abs(f_new))
         stalls[cols] = np.where(flat & at_final, stalls[cols] + 1, 0)
+        if problem.fast is not problem:   # the sub-sample misses curvature that matters here
+            exact_hessian[cols[((t < 1) & at_final) | (t == 0)]] = True
         track.stop(cols[stalls[cols] >= _MAX_STALLS], NO_DESCENT)
     problem.loss = loss
     return track.result(problem, theta)
+
+
+def _newton_step(problem, w, g, curvature, mu, rtol, exact):
+    """The damped Newton step ``-(H + mu I)^{-1} g`` of some columns by preconditioned CG.
+
+    ``exact=False``: ``H`` on the Hessian's sub-sample and precision (:attr:`_Problem.fast`),
+    CG's relative residual floored at 1e-5 there (no use solving beyond the sub-sample's
+    accuracy); ``exact=True``: ``H`` on all rows.
+    """
+    lmm, lmu, luu, Vlu = curvature
+    fast = problem.fast                      # (sets problem.rows)
+    if exact or problem.rows is None:
+        source, scale, full = (problem if exact else fast), 1.0, curvature
+    else:
+        rows = problem.rows
+        source, scale, full = fast, problem.scale, (lmm[rows], lmu[rows], luu[rows], Vlu)
+    if not exact and fast is not problem:
+        rtol = np.maximum(rtol, 1e-5)
+    diag = scale * source.lin2_t(full[0]) + problem.pad(2.0 + 2.0 * Vlu)
+
+    def hess(V, sub):
+        return problem.hessian_vector(w, full, V, sub, exact=exact) + mu[sub] * V
+
+    return _pcg(hess, -g, _jacobi(diag + mu), rtol, 2 * (problem.d + 1), np.zeros_like(g))
 
 
 def _scaled(loss, factor):
