@@ -18,12 +18,12 @@ Nothing here is used by the estimators.
 from __future__ import annotations
 
 import os
-import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
+
+from ._timing import timed
 
 __all__ = ["eq4_lp", "fdrop_qp", "ovr_oracle", "ovr_predict", "digits_split",
            "breast_cancer_split", "bench_cases"]
@@ -145,28 +145,18 @@ def breast_cancer_split(n_train=300, seed=0):
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
-def _timed(fn):
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        out = fn()
-    return out, time.perf_counter() - start
 
 
 def _case(name, dataset, make, oracle, split, note):
     """One bench dict: default and tight fits against the oracle on a split."""
     Xtr, ytr, Xte, yte = split
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        start = time.perf_counter()
-        default = make(False).fit(Xtr, ytr)
-        t_default = time.perf_counter() - start
-    tight, t_tight = _timed(lambda: make(True).fit(Xtr, ytr))
-    (classes, W, b, objective), t_oracle = _timed(lambda: oracle(Xtr, ytr))
+    default, t_default, caught = timed(lambda: make(False).fit(Xtr, ytr))
+    tight, t_tight, _ = timed(lambda: make(True).fit(Xtr, ytr))
+    (classes, W, b, objective), t_oracle, _ = timed(lambda: oracle(Xtr, ytr))
     ref = objective.sum()
     gap = (default.objective_.sum() - ref) / max(abs(ref), 1e-12)
     same = bool(np.array_equal(default.predict(Xte), ovr_predict(classes, W, b, Xte)))
-    warned = [str(w.message)[:80] for w in caught if "converge" in str(w.message)]
+    warned = [message[:80] for message in caught if "converge" in message]
     if hasattr(default, "duality_gap_"):
         note += (f"; certified gap {default.duality_gap_.sum() / max(abs(ref), 1e-12):.2e} "
                  f"(relative), bound below the optimum: "

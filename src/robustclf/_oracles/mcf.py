@@ -23,12 +23,11 @@ oracles.
 
 from __future__ import annotations
 
-import time
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
+
+from ._timing import fit, timed
 
 __all__ = ["quadratic_objective", "solve_quadratic", "logistic_objective", "solve_logistic",
            "solve_quadratic_sparse", "solve_logistic_sparse", "ovr_predict", "digits_split",
@@ -257,17 +256,8 @@ def spambase_split(data_dir=None):
     return (Xtr - lo) / span, y[:2000], np.clip((Xte - lo) / span, 0.0, None), y[2000:3000]
 
 
-def _timed(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)``, its wall time and the messages of the warnings it raised."""
-    start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = fn(*args, **kwargs)
-    return out, time.perf_counter() - start, [str(w.message) for w in caught]
 
 
-def _fit(estimator, X, y):
-    return estimator.fit(X, y)
 
 
 def _liblinear_primal(model, X, y) -> np.ndarray:
@@ -308,10 +298,10 @@ def bench_cases(data_dir=None) -> list[dict]:
     q, C = 0.5, 1.0
     for name, (Xtr, ytr, Xte, _) in _datasets(data_dir):
         for loss in ("quadratic", "logistic"):
-            default, t_def, w_def = _timed(_fit, MCFClassifier(loss=loss), Xtr, ytr)
-            _, t_tight, _ = _timed(_fit, MCFClassifier(loss=loss, tol=1e-7, max_iter=100_000),
+            default, t_def, w_def = timed(fit, MCFClassifier(loss=loss), Xtr, ytr)
+            _, t_tight, _ = timed(fit, MCFClassifier(loss=loss, tol=1e-7, max_iter=100_000),
                                    Xtr, ytr)
-            (W, B, F), t_or, _ = _timed(solve_ovr, loss, Xtr, ytr, q, C)
+            (W, B, F), t_or, _ = timed(solve_ovr, loss, Xtr, ytr, q, C)
             gap = float(np.max((default.objective_ - F) / np.abs(F)))
             same = bool(np.array_equal(default.predict(Xte),
                                        ovr_predict(default.classes_, W, B, Xte)))
@@ -322,10 +312,10 @@ def bench_cases(data_dir=None) -> list[dict]:
                                    f"warnings: {len(w_def)}"))
         if name != "digits":
             continue
-        default, t_def, w_def = _timed(_fit, ExplicitCorruptionClassifier(random_state=0),
+        default, t_def, w_def = timed(fit, ExplicitCorruptionClassifier(random_state=0),
                                        Xtr, ytr)
         Xc, yc = explicit_corruption(Xtr, ytr, n_copies=16, random_state=0)
-        tight, t_tight, _ = _timed(_fit, LinearSVC(loss="hinge", tol=1e-5, max_iter=10**7,
+        tight, t_tight, _ = timed(fit, LinearSVC(loss="hinge", tol=1e-5, max_iter=10**7,
                                                    random_state=0), Xc, yc)
         f_def = _liblinear_primal(default.estimator_, Xc, yc)
         f_tight = _liblinear_primal(tight, Xc, yc)

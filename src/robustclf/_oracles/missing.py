@@ -16,10 +16,11 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
+
+from ._timing import fit, timed
 
 __all__ = ["eq6_primal", "eq6_objective", "eq7_decision", "iterate_weights",
            "max_geometric_margin", "min_slack", "structural_digits", "votes_split",
@@ -173,16 +174,8 @@ def horse_colic_split(data_dir=None):
 
 
 # -- benchmark -----------------------------------------------------------------------------------
-def _timed(fn, *args, **kwargs):
-    start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = fn(*args, **kwargs)
-    return out, time.perf_counter() - start, [str(w.message) for w in caught]
 
 
-def _fit(estimator, X, y):
-    return estimator.fit(X, y)
 
 
 def iterate_gaps(model, y, bias="scaled", iterations=None):
@@ -211,9 +204,9 @@ def _geometric_cases(data_dir):
             continue
     cases = []
     for name, (Xtr, ytr, Xte, _) in sets:
-        default, t_def, w_def = _timed(_fit, GeometricMarginSVC(), Xtr, ytr)
-        _, t_tight, _ = _timed(_fit, GeometricMarginSVC(svm_tol=1e-7), Xtr, ytr)
-        (gaps, sols), t_or, _ = _timed(iterate_gaps, default, ytr)
+        default, t_def, w_def = timed(fit, GeometricMarginSVC(), Xtr, ytr)
+        _, t_tight, _ = timed(fit, GeometricMarginSVC(svm_tol=1e-7), Xtr, ytr)
+        (gaps, sols), t_or, _ = timed(iterate_gaps, default, ytr)
         it = default.iterates_[0][-1]
         w, (w_o, b_o) = iterate_weights(default, it), sols[-1]
         same = np.array_equal(np.sign(eq7_decision(Xte, w, it.intercept)),
@@ -232,9 +225,9 @@ def _socp_cases():
     cases = []
     for a, b in [(3, 8), (4, 9)]:
         Xtr, ytr, Xte, _ = separable_digits(a, b)
-        default, t_def, w_def = _timed(_fit, GeometricMarginSeparableSVC(), Xtr, ytr)
-        _, t_tight, _ = _timed(_fit, GeometricMarginSeparableSVC(tol=1e-6), Xtr, ytr)
-        (gamma, (w, b0)), t_or, _ = _timed(max_geometric_margin, Xtr, ytr)
+        default, t_def, w_def = timed(fit, GeometricMarginSeparableSVC(), Xtr, ytr)
+        _, t_tight, _ = timed(fit, GeometricMarginSeparableSVC(tol=1e-6), Xtr, ytr)
+        (gamma, (w, b0)), t_or, _ = timed(max_geometric_margin, Xtr, ytr)
         same = np.array_equal(default.predict(Xte),
                               default.classes_[(eq7_decision(Xte, w, b0) > 0).astype(int)])
         cases.append(dict(
@@ -265,8 +258,8 @@ def _imputer_cases(data_dir):
             Xtr, ytr, Xte, _ = loader(data_dir)
         except (FileNotFoundError, OSError):
             continue
-        default, t_def, w_def = _timed(_fit, GaussianMixtureImputer(random_state=0), Xtr, None)
-        tight, t_tight, _ = _timed(tight_imputation, Xtr)
+        default, t_def, w_def = timed(fit, GaussianMixtureImputer(random_state=0), Xtr, None)
+        tight, t_tight, _ = timed(tight_imputation, Xtr)
         fill_d, fill_t = default.transform(Xtr), tight.transform(Xtr)
         svc_d = SVC(kernel="linear").fit(fill_d, ytr)
         svc_t = SVC(kernel="linear").fit(fill_t, ytr)

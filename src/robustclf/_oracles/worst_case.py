@@ -22,12 +22,12 @@ issue 14 and on digits (10 classes).
 
 from __future__ import annotations
 
-import time
-import warnings
 from itertools import product
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
+
+from ._timing import timed
 
 __all__ = ["class_scores", "milp_worst_margins", "brute_force_worst_margins", "spambase_case",
            "digits_case", "bench_cases"]
@@ -154,12 +154,6 @@ def digits_case(n_test: int = 300):
     return model, X[test], y[test], values, 2.0
 
 
-def _timed(fn, *args, **kwargs):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        start = time.perf_counter()
-        out = fn(*args, **kwargs)
-        return out, time.perf_counter() - start, caught
 
 
 def bench_cases(data_dir=None) -> list[dict]:
@@ -179,11 +173,11 @@ def bench_cases(data_dir=None) -> list[dict]:
             model, X, y, values, budget = make()
         except (FileNotFoundError, OSError):  # spambase absent
             continue
-        default, t_default, w_default = _timed(certified_error, model, X, y, budget, values)
-        greedy_only, t_bounds, _ = _timed(certified_error, model, X, y, budget, values,
+        default, t_default, w_default = timed(certified_error, model, X, y, budget, values)
+        greedy_only, t_bounds, _ = timed(certified_error, model, X, y, budget, values,
                                           exact=False)
-        tight, t_tight, _ = _timed(worst_case_margin, model, X, y, budget, values, exact=True)
-        (margins, _), t_oracle, _ = _timed(milp_worst_margins, model, X, y, budget, values)
+        tight, t_tight, _ = timed(worst_case_margin, model, X, y, budget, values, exact=True)
+        (margins, _), t_oracle, _ = timed(milp_worst_margins, model, X, y, budget, values)
         oracle_error = float(np.mean(margins <= 0))
         scale = np.abs(margins) + 1.0
         margin_gap = (float(np.max(np.abs(tight.exact - margins) / scale))
