@@ -35,6 +35,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._timing import fit, timed
+
 __all__ = ["preprocess", "design_matrix", "certified_bracket", "project_capped_simplex_bisect",
            "solve_conic", "solve_numpy", "oracle_fit", "oracle_predict", "bench_cases"]
 
@@ -319,22 +321,16 @@ def sparse_text_like(n_rows, n_cols, seed, flip=0.1):
 def _bench_one(estimator_name, dataset, params, X, y, X_test, method):
     from ..linear.rolr import RobustLogisticRegression
 
-    def timed(**extra):
-        t0 = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            est = RobustLogisticRegression(**params, **extra).fit(X, y)
-        return est, time.perf_counter() - t0, caught
-
-    default, t_default, caught = timed()
-    _, t_tight, _ = timed(tol=1e-10, max_iter=100_000)
+    default, t_default, caught = timed(fit, RobustLogisticRegression(**params), X, y)
+    _, t_tight, _ = timed(fit, RobustLogisticRegression(**params, tol=1e-10, max_iter=100_000),
+                          X, y)
     oracle = oracle_fit(X, y, method=method, **params)
     gap = float(np.max((oracle["objective"] - default.objective_)
                        / np.abs(oracle["objective"])))
     same = bool(np.array_equal(default.predict(X_test), oracle_predict(oracle, X_test)))
     note = f"oracle={method}; default n_iter={default.n_iter_.tolist()}"
     if caught:
-        note += "; warnings: " + " | ".join(str(w.message)[:80] for w in caught)
+        note += "; warnings: " + " | ".join(message[:80] for message in caught)
     return dict(estimator=estimator_name, dataset=dataset, objective_gap=gap,
                 time_default=t_default, time_tight=t_tight, time_oracle=oracle["time"],
                 same_predictions=same, note=note)
