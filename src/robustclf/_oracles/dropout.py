@@ -182,7 +182,7 @@ def bench_cases(data_dir=None) -> list[dict]:
                 model = Est(q=q, C=C).fit(Xtr, ytr)
                 t_default = time.perf_counter() - t0
             t0 = time.perf_counter()
-            Est(q=q, C=C, tol=1e-9, max_iter=1000).fit(Xtr, ytr)
+            Est(q=q, C=C, tol=1e-8, max_iter=1000).fit(Xtr, ytr)
             t_tight = time.perf_counter() - t0
             t0 = time.perf_counter()
             coef, intercept, f_opt = solve_ovr(kind, Xtr, ytr, q, C)
