@@ -25,7 +25,7 @@ from robustclf.linear._rolr_solvers import (
     solve_socp,
     trimmed_sum,
 )
-from robustclf.linear.rolr import RobustLogisticRegression
+from robustclf.linear.rolr import RobustLogisticRegression, fit_offset
 
 
 def _unit(coef):
@@ -210,7 +210,6 @@ def test_threshold_removing_authentic_rows_warns_and_all_rows_raises():
     ({"tol": 0.0}, "tol"),
     ({"max_iter": 0}, "max_iter"),
     ({"fit_intercept": "yes"}, "fit_intercept"),
-    ({"intercept_scaling": 0.0}, "intercept_scaling"),
 ])
 def test_bad_parameters_raise_value_error_naming_them(params, match):
     X, y, _, _ = make_contaminated_logistic(100, 3, random_state=13)
@@ -360,7 +359,9 @@ def test_inlier_mask_is_the_trimmed_set():
     assert not kept[5] and not clf.inlier_mask_[5]
     n_trim = min(440 - 40, kept.sum())
     assert clf.inlier_mask_.sum() == n_trim
-    margins = np.where(y > 0, 1, -1) * clf.decision_function(X)
+    # the correlations of Eq. (2): the direction on the centred rows, without the offset
+    center = np.median(X[kept], axis=0)
+    margins = np.where(y > 0, 1, -1) * ((X - center) @ clf.coef_.ravel())
     # every row in the mask has a correlation no larger than every kept row outside it
     inside, outside = clf.inlier_mask_, kept & ~clf.inlier_mask_
     assert margins[inside].max() <= margins[outside].min() + 1e-12
@@ -451,3 +452,127 @@ def test_sparse_text_like_data_fit_a_non_constant_model():
     assert np.unique(clf.predict(X[5_000:])).size == 2
     majority = max(np.mean(y[5_000:] == 1), np.mean(y[5_000:] == -1))
     assert clf.score(X[5_000:], y[5_000:]) > majority + 0.05
+
+
+# --- the intercept: Eq. (2) for the direction, a logistic fit for slope and offset ---------
+
+def _offset_reference(t, y):
+    """``fit_offset``'s problem by scipy's L-BFGS-B at tight tolerance (independent)."""
+    from scipy.optimize import minimize
+
+    ridge = 1e-6 * t.size
+
+    def loss(theta):
+        m = y * (theta[0] * t + theta[1])
+        r = -y / (1 + np.exp(np.clip(m, -700, 700)))
+        return (np.logaddexp(0, -m).sum() + 0.5 * ridge * theta @ theta,
+                np.array([r @ t, r.sum()]) + ridge * theta)
+
+    res = minimize(loss, np.zeros(2), jac=True, method="L-BFGS-B",
+                   bounds=[(0, None), (None, None)],
+                   options=dict(ftol=0, gtol=1e-12, maxiter=10_000))
+    return res.x
+
+
+@pytest.mark.parametrize("case", ["overlap", "separable", "reversed", "one_class"])
+def test_offset_fit_matches_scipy(case):
+    rng = np.random.default_rng(40)
+    t = rng.normal(size=500)
+    y = np.where(t + 0.3 + 0.8 * rng.normal(size=500) > 0, 1.0, -1.0)
+    if case == "separable":
+        y = np.where(t > 0.2, 1.0, -1.0)
+    elif case == "reversed":                      # constrained: slope 0, offset = log-odds
+        y = -y
+    elif case == "one_class":
+        y = np.ones(500)
+    fit = fit_offset(t, y)
+    assert fit.converged and fit.gradient <= 1e-10 and fit.n_iter < 100
+    ref = _offset_reference(t, y)
+    np.testing.assert_allclose([fit.slope, fit.offset], ref, rtol=1e-5, atol=1e-6)
+    assert fit.slope >= 0
+    if case == "reversed":
+        assert fit.slope == 0.0
+        positive = np.mean(y > 0)
+        assert fit.offset == pytest.approx(math.log(positive / (1 - positive)), rel=1e-3)
+    if case in ("separable", "one_class"):
+        assert np.isfinite(fit.offset) and np.isfinite(fit.slope)
+
+
+def test_intercept_is_the_threshold_not_the_class_imbalance():
+    """Spambase-like: 25 % positives; the old constant column predicted the majority class."""
+    rng = np.random.default_rng(41)
+    beta = _unit(rng.normal(size=10))
+    X = rng.normal(size=(4000, 10)) + 2.0                  # an offset the intercept absorbs
+    score = 3.0 * (X - 2.0) @ beta - 2.0                   # threshold away from the median
+    y = np.where(rng.random(4000) < 1 / (1 + np.exp(-score)), 1, -1)
+    assert 0.15 < np.mean(y > 0) < 0.35
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = RobustLogisticRegression().fit(X[:3000], y[:3000])
+    bayes = np.mean(np.where(score[3000:] > 0, 1, -1) != y[3000:])
+    error = np.mean(clf.predict(X[3000:]) != y[3000:])
+    majority = np.mean(y[3000:] > 0)
+    assert error < bayes + 0.02 < majority
+    # decision_function is the fitted log-odds a <beta_hat, z> + b
+    assert _cosine(clf.coef_.ravel(), beta) > 0.95
+    assert clf.scale_[0] == 1.0
+    np.testing.assert_allclose(np.linalg.norm(clf.coef_), 3.0, rtol=0.15)       # raw units
+    center = np.median(X[:3000], axis=0)
+    np.testing.assert_allclose(clf.intercept_[0] + clf.coef_.ravel() @ center,
+                               -2.0 + 3.0 * beta @ (center - 2.0), atol=0.3)
+
+
+def test_intercept_offset_is_the_logistic_fit_on_the_projections():
+    X, y, _, _ = make_contaminated_logistic(400, 6, outlier_ratio=0.1, random_state=42)
+    X += 1.5
+    clf = RobustLogisticRegression(n_outliers=40).fit(X, y)
+    kept = np.linalg.norm(X - np.median(X, axis=0), axis=1) < clf.threshold_
+    center = np.median(X[kept], axis=0)
+    ref = solve_dual(X[kept], y[kept], min(400, kept.sum()), center=center,
+                     scale=clf.x_scale_, tol=1e-10)
+    t = ((X[kept] - center) / clf.x_scale_) @ ref.coef
+    a, b = _offset_reference(t, y[kept].astype(float))
+    np.testing.assert_allclose(clf.coef_.ravel(), a * ref.coef / clf.x_scale_, rtol=1e-4)
+    np.testing.assert_allclose(clf.intercept_[0], b - a * ref.coef / clf.x_scale_ @ center,
+                               rtol=1e-4)
+    assert clf.objective_[0] == pytest.approx(ref.objective, rel=1e-6)
+
+
+def test_collapse_with_intercept_predicts_the_majority_class():
+    X, y, _, _ = make_contaminated_logistic(300, 5, outlier_ratio=0.5, random_state=10)
+    y[:40] = 1                                     # +1 is the majority class
+    with pytest.warns(UserWarning, match="collapsed to beta = 0"):
+        clf = RobustLogisticRegression(n_outliers=150, threshold=None).fit(X, y)
+    assert np.all(clf.coef_ == 0)
+    np.testing.assert_array_equal(clf.predict(X), np.ones(450))
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], np.mean(y > 0), atol=1e-3)
+
+
+def test_multiclass_offsets_are_per_class_log_odds():
+    """Unequal class sizes: each one-vs-rest column has its own (a, b), argmax agrees."""
+    rng = np.random.default_rng(43)
+    centers = np.array([[3, 0], [-3, 0], [0, 3], [0, -3]])
+    labels = rng.choice(4, 800, p=[0.55, 0.25, 0.15, 0.05])
+    X = centers[labels] + 1.2 * rng.normal(size=(800, 2)) + 10.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = RobustLogisticRegression(outlier_fraction=0.05).fit(X[:600], labels[:600])
+    assert clf.coef_.shape == (4, 2)
+    np.testing.assert_array_equal(clf.scale_, np.ones(4))
+    assert clf.score(X[600:], labels[600:]) > 0.85       # multinomial LR: 0.93
+    proba = clf.predict_proba(X[600:])
+    np.testing.assert_array_equal(proba.argmax(axis=1), clf.predict(X[600:]))
+    # the mean fitted probability of each one-vs-rest column is close to its class frequency
+    ovr = 1 / (1 + np.exp(-clf.decision_function(X[:600])))
+    np.testing.assert_allclose(ovr.mean(axis=0), np.bincount(labels[:600]) / 600, atol=0.02)
+
+
+def test_intercept_scaling_is_deprecated_and_ignored():
+    X, y, _, _ = make_contaminated_logistic(200, 4, random_state=44)
+    base = RobustLogisticRegression().fit(X, y)
+    with pytest.warns(DeprecationWarning, match="intercept_scaling is deprecated.*Remove") as rec:
+        old = RobustLogisticRegression(intercept_scaling=5.0).fit(X, y)
+    assert rec[0].filename == __file__                      # points at the caller
+    np.testing.assert_array_equal(old.coef_, base.coef_)
+    np.testing.assert_array_equal(old.intercept_, base.intercept_)
+    assert RobustLogisticRegression().get_params()["intercept_scaling"] == "deprecated"

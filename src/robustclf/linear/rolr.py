@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -24,10 +25,13 @@ from ._base import (
 )
 from ._rolr_solvers import SOLVERS, _Design, centred_row_norms, column_medians
 
-__all__ = ["RobustLogisticRegression"]
+__all__ = ["RobustLogisticRegression", "fit_offset", "OffsetFit"]
 
 _DEFAULT_FRACTION = 0.1
 _AUTO_FACTOR = 3.0
+_OFFSET_RIDGE = 1e-6        # ridge on (a, b) per kept row: keeps the offset fit finite
+_OFFSET_TOL = 1e-10         # stop when ||gradient||_inf <= _OFFSET_TOL * (number of rows)
+_OFFSET_MAX_ITER = 100
 
 
 class RobustLogisticRegression(LinearClassifierBase):
@@ -42,12 +46,16 @@ class RobustLogisticRegression(LinearClassifierBase):
 
     Binary problems use ``y`` in {-1, +1}; more classes are handled one-vs-rest.
 
-    Eq. (2) is solved on the rows ``(x_i - m) / S`` (see ``fit_intercept``), where ``S`` (stored
-    as ``x_scale_``) is the median norm of the centred rows kept by the preprocessing. Hence the
-    fit is scale-equivariant: multiplying ``X`` by ``s > 0`` divides ``coef_`` by ``s`` and
-    changes nothing else (``intercept_``, ``scale_``, ``objective_``, ``inlier_mask_``,
-    predictions and probabilities), for every ``threshold`` except a fixed float or
-    ``"paper"``, which are absolute. Dense and sparse ``X`` give the same model.
+    Eq. (2) is solved on the rows ``z_i = (x_i - m) / S`` (``m = 0`` without ``fit_intercept``),
+    where ``S`` (stored as ``x_scale_``) is the median norm of the centred rows kept by the
+    preprocessing. Hence the fit is scale-equivariant: multiplying ``X`` by ``s > 0`` divides
+    ``coef_`` by ``s`` and changes nothing else (``intercept_``, ``scale_``, ``objective_``,
+    ``inlier_mask_``, predictions and probabilities), for every ``threshold`` except a fixed
+    float or ``"paper"``, which are absolute. Dense and sparse ``X`` give the same model.
+
+    With ``fit_intercept=True`` (the default) the fit has two stages (see ``fit_intercept``):
+    Eq. (2) for the direction ``beta_hat`` of the median-centred, scaled rows, then a logistic
+    fit of slope and offset on the one-dimensional projections ``t_i = <beta_hat, z_i>``.
 
     Parameters
     ----------
@@ -79,14 +87,26 @@ class RobustLogisticRegression(LinearClassifierBase):
         A warning is raised when more than ``n1`` rows are removed (``n_outliers`` too small, or
         authentic rows removed).
     fit_intercept : bool, default=True
-        Fit an intercept. ``X`` (dense or sparse, the latter implicitly, without densifying) is
-        first centred at the coordinate-wise median ``m`` of the rows kept (robust to fewer than
-        half outliers; the paper's model has zero-mean ``x``), and a constant column
-        ``intercept_scaling`` is appended to the scaled rows *inside* the unit ball, so
-        ``||(coef_ * S, b)|| = 1`` where ``intercept_ = b * intercept_scaling - coef_ @ m``.
+        Fit an intercept, in two stages (changed on 25 Nov 2026, see Notes):
+
+        1. ``X`` (dense or sparse, the latter implicitly, without densifying) is centred at the
+           coordinate-wise median ``m`` of the rows kept (robust to fewer than half outliers;
+           the paper's model has zero-mean ``x``) and Eq. (2) is solved for the unit direction
+           ``beta_hat`` of the rows ``z_i = (x_i - m) / S``, *without* a constant column;
+        2. the labels of the kept rows are fitted by a logistic model on the projections
+           ``t_i = <beta_hat, z_i>``: slope ``a >= 0`` and offset ``b`` minimise
+           ``sum_i log(1 + exp(-y_i (a t_i + b)))`` (plus a ridge ``1e-6 N_kept (a^2 + b^2) / 2``
+           that keeps them finite when the projections separate the classes), by Newton's
+           method stopping on the gradient (:func:`fit_offset`).
+
+        Then ``coef_ = a beta_hat / S`` and ``intercept_ = b - coef_ @ m``, so that
+        ``decision_function(x) = a t(x) + b`` is the fitted log-odds and ``predict_proba`` its
+        sigmoid (``scale_ = 1``). Scaling ``X`` by ``s`` leaves ``t``, ``a`` and ``b`` unchanged.
         ``False`` is the paper's estimator: no centring, ``coef_ * S`` is the unit ``beta_hat``.
-    intercept_scaling : float > 0, default=1.0
-        Value of the constant column, relative to the scaled rows (median norm 1).
+    intercept_scaling : deprecated
+        Deprecated on 25 Nov 2026, has no effect (a ``DeprecationWarning`` is raised when it is
+        given): the intercept is no longer a constant column inside the unit ball of Eq. (2).
+        Remove the argument.
     solver : {"dual", "socp"}, default="dual"
         ``"dual"``: accelerated projected gradient on the dual ``min ||A^T t||`` over the capped
         simplex with a duality-gap stopping rule (dense or sparse ``X``). ``"socp"``: Eq. (3)
@@ -106,16 +126,23 @@ class RobustLogisticRegression(LinearClassifierBase):
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        The estimated direction(s) divided by ``x_scale_`` (``coef_ / ||coef_||`` is the paper's
-        ``beta_hat`` when ``fit_intercept=False``); zero for a collapsed problem.
+        With ``fit_intercept=True``: ``a beta_hat / x_scale_``, the direction of Eq. (2) times
+        the slope ``a >= 0`` of the logistic fit (so ``coef_ @ x + intercept_`` is the fitted
+        log-odds; ``coef_ / ||coef_||`` is still RoLR's direction, in raw units). Zero for a
+        collapsed problem, or where that slope is 0 (a warning is raised). With
+        ``fit_intercept=False``: ``beta_hat / x_scale_`` (``coef_ / ||coef_||`` is the paper's
+        unit ``beta_hat``).
     intercept_ : ndarray of shape (1,) or (n_classes,)
-        For a collapsed problem, the log-odds of its positive class among the kept rows (so the
+        ``b - coef_ @ m`` with ``fit_intercept=True``; 0 without, except for a collapsed
+        problem, where it is the log-odds of its positive class among the kept rows (so the
         model predicts the majority class there).
     scale_ : ndarray of shape (1,) or (n_classes,)
-        Slope ``s`` of ``predict_proba = sigmoid(s * decision_function)``, a 1-D maximum-likelihood
-        fit on the rows kept by preprocessing: RoLR estimates the direction of ``beta*`` only
-        (Eq. 2 is invariant to its scale). One slope shared by all one-vs-rest columns (fitted on
-        all of them at once), so that ``predict_proba`` and ``predict`` agree.
+        Slope ``s`` of ``predict_proba = sigmoid(s * decision_function)``. With
+        ``fit_intercept=True`` it is 1 (the slope is in ``coef_``). With ``fit_intercept=False``
+        it is a 1-D maximum-likelihood fit on the rows kept by preprocessing, one slope shared
+        by all one-vs-rest columns (fitted on all of them at once), so that ``predict_proba``
+        and ``predict`` agree: RoLR estimates the direction of ``beta*`` only (Eq. 2 is
+        invariant to its scale).
     inlier_mask_ : ndarray of bool of shape (n_samples,) or (n_classes, n_samples)
         True for the rows RoLR keeps as inliers: rows that pass the preprocessing threshold and
         lie in the trimmed set at the optimum, i.e. the ``n`` rows with the smallest
@@ -131,8 +158,8 @@ class RobustLogisticRegression(LinearClassifierBase):
     n_outliers_ : int
         The resolved bound ``n1``.
     objective_, dual_objective_ : ndarray of shape (1,) or (n_classes,)
-        Trimmed sum (Eq. 2) of the unit direction on the scaled rows and the dual upper bound;
-        their difference is the duality gap.
+        Trimmed sum (Eq. 2) of the unit direction ``beta_hat`` on the scaled rows ``z_i`` and
+        the dual upper bound; their difference is the duality gap.
     n_iter_ : ndarray of int of shape (1,) or (n_classes,)
     n_features_in_ : int
 
@@ -154,6 +181,27 @@ class RobustLogisticRegression(LinearClassifierBase):
     The number of rows in the trimmed sum is ``n = min(N - n1, N_kept)``: Algorithm 1 assumes
     that preprocessing removes outliers only.
 
+    *Why the intercept is not a coordinate of Eq. (2).* The paper's model has no intercept.
+    Appending a constant column ``c`` to the rows and maximising the trimmed correlation over
+    the unit ball of ``(beta, b)`` (this estimator until 25 Nov 2026) does not estimate a
+    decision threshold: Eq. (2) maximises a sum of correlations ``y_i (<beta, z_i> + c b)``, so
+    the constant's coefficient is driven by the class imbalance ``c sum_i y_i``, not by where
+    the classes separate. When the trimmed sum covers every kept row (no outliers left) the
+    optimum is ``(beta, b) ~ (sum_i y_i z_i, c sum_i y_i)`` and the decision value is
+    ``sum_i y_i <z_i, z> + c^2 (n_+ - n_-)``: on standardised spambase (39 % spam) that model
+    predicted the majority class almost everywhere (test error 0.382 with ``c = 1`` on rows of
+    median norm 1, 0.146 with the weight of the raw rows, 0.109 without intercept). Eq. (2)
+    now gives the direction only (robust to the outliers, as in the paper), and the offset is
+    the maximum-likelihood offset of the logistic model along that direction, a two-parameter
+    fit (Platt scaling on the robust direction). It is fitted on every row kept by the
+    preprocessing, the rows the direction is estimated from; outliers that pass the threshold
+    can bias it, but only through two parameters, and the slope is constrained to ``a >= 0`` so
+    that the calibration cannot reverse RoLR's direction. Each one-vs-rest problem gets its own
+    ``(a, b)``: the decision values are then log-odds on a common scale, and the shared
+    ``scale_ = 1`` keeps ``argmax(predict_proba) = predict``. A collapsed problem has
+    ``t = 0``, hence ``a = 0`` and ``b`` the (ridge-)log-odds of its positive class, so it
+    predicts its majority class.
+
     References
     ----------
     .. [1] J. Feng, H. Xu, S. Mannor and S. Yan. Robust logistic regression and classification.
@@ -172,7 +220,7 @@ class RobustLogisticRegression(LinearClassifierBase):
     """
 
     def __init__(self, *, n_outliers=None, outlier_fraction=None, threshold="auto",
-                 fit_intercept=True, intercept_scaling=1.0, solver="dual", tol=1e-6,
+                 fit_intercept=True, intercept_scaling="deprecated", solver="dual", tol=1e-6,
                  max_iter=10_000):
         self.n_outliers = n_outliers
         self.outlier_fraction = outlier_fraction
@@ -203,7 +251,6 @@ class RobustLogisticRegression(LinearClassifierBase):
     def _check_params(self) -> None:
         check_option(self.solver, "solver", tuple(SOLVERS))
         check_bool(self.fit_intercept, "fit_intercept")
-        check_positive(self.intercept_scaling, "intercept_scaling")
         check_positive(self.tol, "tol")
         check_max_iter(self.max_iter)
         if isinstance(self.threshold, str):
@@ -250,35 +297,76 @@ class RobustLogisticRegression(LinearClassifierBase):
                 norms = centred_row_norms(X[keep], center)
         return keep, center, _robust_scale(norms), T
 
+    def fit(self, X, y):
+        """Fit the model: Algorithm 1's preprocessing, Eq. (2), then the offset (see class doc).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; never modified.
+        y : array-like of shape (n_samples,)
+            Class labels (any two or more distinct values).
+
+        Returns
+        -------
+        self : object
+        """
+        if not (isinstance(self.intercept_scaling, str)
+                and self.intercept_scaling == "deprecated"):
+            warnings.warn("intercept_scaling is deprecated since 25 Nov 2026 and has no effect: "
+                          "the intercept is no longer a constant column inside the unit ball of "
+                          "Eq. (2) but the offset of a logistic fit on the RoLR projections "
+                          "(see fit_intercept). Remove the argument; it will be removed in a "
+                          "future release.", DeprecationWarning, stacklevel=2)
+        return super().fit(X, y)
+
     def _fit_ovr(self, X, Y):
-        """Preprocess (Algorithm 1), then solve Eq. (2) for each ±1 column of ``Y``."""
+        """Preprocess (Algorithm 1), solve Eq. (2) for each ±1 column of ``Y``, then calibrate."""
         N, p = X.shape
         n1 = self._resolve_n_outliers(N)
         keep, center, S, T = self._preprocess(X, n1)
-        c = float(self.intercept_scaling) if self.fit_intercept else None
         Xk = X if keep.all() else X[keep]
         n_trim = min(N - n1, Xk.shape[0])
         solve = SOLVERS[self.solver]
-        coef = np.zeros((Y.shape[1], p))
-        intercept = np.zeros(Y.shape[1])
-        results, masks, scores = [], [], []
-        for k, yk in enumerate(Y[keep].T):
-            res = solve(Xk, yk, n_trim, intercept_scaling=c, center=center, scale=S,
+        directions, results, masks, projections = [], [], [], []
+        for yk in Y[keep].T:
+            res = solve(Xk, yk, n_trim, intercept_scaling=None, center=center, scale=S,
                         tol=float(self.tol), max_iter=int(self.max_iter))
+            beta = np.zeros(p) if res.collapsed else res.coef
+            t = _Design(Xk, np.ones(Xk.shape[0]), None, center, S).matvec(beta)
             mask = keep.copy()
-            if res.collapsed:
-                intercept[k] = _majority_log_odds(yk)
-                decision = np.full(yk.size, intercept[k])
-            else:
-                decision = yk * _Design(Xk, yk, c, center, S).matvec(res.coef)
-                coef[k] = res.coef[:p] / S
-                intercept[k] = res.coef[-1] * c if c is not None else 0.0
-                if center is not None:
-                    intercept[k] -= coef[k] @ center
-                mask[keep] = _trimmed_set(yk * decision, n_trim)
+            if not res.collapsed:
+                mask[keep] = _trimmed_set(yk * t, n_trim)
+            directions.append(beta)
+            projections.append(t)
             masks.append(mask)
-            scores.append(decision)
             results.append(res)
+        self._warn_solver(results, n_trim)
+        Yk = Y[keep]
+        if self.fit_intercept:
+            coef, intercept = self._calibrate(directions, projections, Yk, center, S)
+            self.scale_ = np.ones(len(results))
+        else:
+            coef = np.array(directions) / S
+            intercept = np.array([_majority_log_odds(yk) if r.collapsed else 0.0
+                                  for r, yk in zip(results, Yk.T, strict=True)])
+            # one slope shared by all one-vs-rest columns keeps argmax(proba) = argmax(decision)
+            scores = [np.full(yk.size, b) if r.collapsed else t
+                      for r, b, yk, t in zip(results, intercept, Yk.T, projections,
+                                                     strict=True)]
+            self.scale_ = np.full(len(results), _fit_scale(np.concatenate(scores),
+                                                            np.concatenate(list(Yk.T))))
+        self.inlier_mask_ = masks[0] if len(masks) == 1 else np.array(masks)
+        self.threshold_ = T
+        self.x_scale_ = S
+        self.n_outliers_ = n1
+        self.objective_ = np.array([r.objective for r in results])
+        self.dual_objective_ = np.array([r.dual_objective for r in results])
+        self.n_iter_ = np.array([r.n_iter for r in results])
+        return coef, intercept
+
+    def _warn_solver(self, results, n_trim: int) -> None:
+        """``ConvergenceWarning`` if a solve did not converge, ``UserWarning`` for collapses."""
         gaps = np.array([_relative_gap(r) for r in results])
         warn_if_not_converged(self, np.array([r.converged for r in results]), self.max_iter,
                               measure=gaps, measure_name="relative duality gap",
@@ -290,17 +378,31 @@ class RobustLogisticRegression(LinearClassifierBase):
                           "smallest terms is at most tol times its largest possible value "
                           "(certified by the duality gap): too many outliers kept, or "
                           "n_outliers too small. The model predicts the majority class there.",
-                          UserWarning, stacklevel=3)
-        # one slope shared by all one-vs-rest columns keeps argmax(proba) = argmax(decision)
-        self.scale_ = np.full(len(results), _fit_scale(np.concatenate(scores),
-                                                        np.concatenate(list(Y[keep].T))))
-        self.inlier_mask_ = masks[0] if len(masks) == 1 else np.array(masks)
-        self.threshold_ = T
-        self.x_scale_ = S
-        self.n_outliers_ = n1
-        self.objective_ = np.array([r.objective for r in results])
-        self.dual_objective_ = np.array([r.dual_objective for r in results])
-        self.n_iter_ = np.array([r.n_iter for r in results])
+                          UserWarning, stacklevel=5)
+
+    def _calibrate(self, directions, projections, Yk, center, S):
+        """Offset and slope per problem: :func:`fit_offset` on ``t_i = <beta_hat, z_i>``.
+
+        Returns ``coef = a beta_hat / S`` and ``intercept = b - coef @ center``.
+        """
+        p = directions[0].size
+        coef, intercept, fits = np.zeros((len(directions), p)), np.zeros(len(directions)), []
+        for k, (beta, t, yk) in enumerate(zip(directions, projections, Yk.T, strict=True)):
+            fit = fit_offset(t, yk)
+            coef[k] = fit.slope * beta / S
+            intercept[k] = fit.offset - coef[k] @ center
+            fits.append((fit, bool(np.any(beta))))
+        warn_if_not_converged(self, np.array([f.converged for f, _ in fits]), _OFFSET_MAX_ITER,
+                              measure=np.array([f.gradient for f, _ in fits]),
+                              measure_name="gradient norm of the offset fit (per row)",
+                              tol=_OFFSET_TOL, reason="the logistic fit of the offset stopped")
+        flat = sum(1 for f, directed in fits if directed and f.slope == 0.0)
+        if flat:
+            warnings.warn(f"in {flat} of {len(fits)} binary problem(s) the logistic fit of the "
+                          "labels on the RoLR projections has slope 0 (the direction is not "
+                          "positively associated with the labels of the kept rows): those "
+                          "problems predict a constant, their majority class.",
+                          UserWarning, stacklevel=5)
         return coef, intercept
 
     def predict_proba(self, X):
@@ -328,6 +430,89 @@ class RobustLogisticRegression(LinearClassifierBase):
         """Logarithm of :meth:`predict_proba`."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+
+class OffsetFit(NamedTuple):
+    """Result of :func:`fit_offset`: ``slope`` a >= 0, ``offset`` b, the stopping measure."""
+
+    slope: float
+    offset: float
+    gradient: float
+    n_iter: int
+    converged: bool
+
+
+def _offset_loss(theta: np.ndarray, t: np.ndarray, y: np.ndarray, ridge: float):
+    """Penalised logistic loss of ``a t + b``, its gradient and Hessian in ``theta = (a, b)``."""
+    margins = y * (theta[0] * t + theta[1])
+    loss = float(np.logaddexp(0.0, -margins).sum()) + 0.5 * ridge * float(theta @ theta)
+    r = -y * expit(-margins)                         # d loss_i / d (a t_i + b)
+    w = expit(margins) * expit(-margins)             # d^2 loss_i / d (a t_i + b)^2
+    grad = np.array([r @ t, r.sum()]) + ridge * theta
+    hess = np.array([[w @ (t * t), w @ t], [w @ t, w.sum()]]) + ridge * np.eye(2)
+    return loss, grad, hess
+
+
+def _newton(theta, t, y, ridge, free):
+    """Damped Newton (Armijo backtracking) on the coordinates ``free`` of ``theta``.
+
+    Stops when ``||gradient_free||_inf <= _OFFSET_TOL * len(t)`` (first-order optimality),
+    never because the loss stopped moving. Returns ``(theta, gradient measure, n_iter, ok)``.
+    """
+    target = _OFFSET_TOL * max(t.size, 1)
+    loss, grad, hess = _offset_loss(theta, t, y, ridge)
+    for k in range(_OFFSET_MAX_ITER + 1):
+        measure = float(np.max(np.abs(grad[free])))
+        if measure <= target:
+            return theta, measure / max(t.size, 1), k, True
+        if k == _OFFSET_MAX_ITER:
+            break
+        step = np.zeros(2)
+        step[free] = -np.linalg.solve(hess[np.ix_(free, free)], grad[free])
+        slope, alpha = float(grad @ step), 1.0
+        while alpha > 1e-20:
+            trial = theta + alpha * step
+            trial_loss, trial_grad, trial_hess = _offset_loss(trial, t, y, ridge)
+            if trial_loss <= loss + 1e-4 * alpha * slope:
+                break
+            alpha *= 0.5
+        else:
+            return theta, measure / max(t.size, 1), k, False   # line search failed
+        theta, loss, grad, hess = trial, trial_loss, trial_grad, trial_hess
+    return theta, measure / max(t.size, 1), _OFFSET_MAX_ITER, False
+
+
+def fit_offset(t: np.ndarray, y: np.ndarray) -> OffsetFit:
+    """Slope ``a >= 0`` and offset ``b`` of a logistic model of ``y`` on the projections ``t``.
+
+    Minimises the penalised negative log-likelihood (strictly convex)::
+
+        F(a, b) = sum_i log(1 + exp(-y_i (a t_i + b))) + (r / 2) (a^2 + b^2),   r = 1e-6 N,
+
+    over ``a >= 0`` by Newton's method with backtracking. ``r`` is negligible unless the
+    projections separate the classes (or one class is absent), where it keeps ``(a, b)`` finite
+    instead of letting the maximum-likelihood estimate diverge. ``F`` is strictly convex, so if
+    its unconstrained minimiser has ``a < 0`` the constrained one lies on ``a = 0`` and is found by
+    a second Newton solve over ``b`` alone. Both solves stop on the gradient,
+    ``||grad||_inf <= 1e-10 N`` (``gradient`` in the result is that norm divided by ``N``).
+
+    Parameters
+    ----------
+    t : ndarray of shape (N,)
+    y : ndarray of shape (N,), entries in {-1, +1}
+
+    Returns
+    -------
+    OffsetFit
+    """
+    t, y = np.asarray(t, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    ridge = _OFFSET_RIDGE * t.size
+    both = np.array([True, True])
+    theta, measure, n_iter, ok = _newton(np.zeros(2), t, y, ridge, both)
+    if theta[0] < 0.0:
+        theta, measure, extra, ok = _newton(np.zeros(2), t, y, ridge, np.array([False, True]))
+        n_iter += extra
+    return OffsetFit(float(theta[0]), float(theta[1]), measure, n_iter, ok)
 
 
 def _fit_scale(z: np.ndarray, y: np.ndarray) -> float:
