@@ -228,7 +228,8 @@ def run_spambase(*, fast: bool = False, random_state: int = 0, n_jobs=None,
         "by `inject_outliers`: entries uniform in [-10, 10] (standardised units) labelled "
         "against a logistic regression fitted on the clean training rows. Test error on the "
         f"clean test rows, {repeats} split(s). RoLR gets n_outliers = n1, with an intercept "
-        "(median-centred); LR+P and RoLR use the threshold 4 sqrt(log p + log n).")
+        "(rows median-centred; Eq. 2 gives the direction, a logistic fit on its projections the "
+        "slope and offset); LR+P and RoLR use the threshold 4 sqrt(log p + log n).")
     curve = CurveResult("rolr_spambase", "Spambase: training outliers", "outlier ratio lambda",
                         frame, intro=intro)
     return ExperimentResult("RoLR on spambase with corrupted training rows",
