@@ -565,3 +565,27 @@ def test_intercept_scaling_is_deprecated_and_ignored():
     np.testing.assert_array_equal(old.coef_, base.coef_)
     np.testing.assert_array_equal(old.intercept_, base.intercept_)
     assert RobustLogisticRegression().get_params()["intercept_scaling"] == "deprecated"
+
+
+def test_offset_fit_that_stops_early_raises_convergence_warning(monkeypatch):
+    import robustclf.linear.rolr as rolr
+
+    X, y, _, _ = make_contaminated_logistic(300, 4, random_state=45)
+    monkeypatch.setattr(rolr, "_OFFSET_MAX_ITER", 1)
+    with pytest.warns(ConvergenceWarning, match="offset fit"):
+        RobustLogisticRegression().fit(X, y)
+    fit = rolr.fit_offset(X[:, 0], y)
+    assert not fit.converged and fit.gradient > 1e-10
+
+
+def test_zero_slope_warns_and_predicts_the_majority_class(monkeypatch):
+    """A direction the labels do not follow (slope 0 at the bound): constant, with a warning."""
+    import robustclf.linear.rolr as rolr
+
+    X, y, _, _ = make_contaminated_logistic(300, 4, random_state=46)
+    y[:60] = -1
+    monkeypatch.setattr(rolr, "fit_offset", lambda t, yk: rolr.OffsetFit(0.0, -0.5, 0.0, 1, True))
+    with pytest.warns(UserWarning, match="slope 0"):
+        clf = RobustLogisticRegression().fit(X, y)
+    assert np.all(clf.coef_ == 0)
+    np.testing.assert_array_equal(clf.predict(X), np.full(300, -1))

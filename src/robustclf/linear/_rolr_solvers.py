@@ -34,9 +34,12 @@ Solvers
     ``nu_nonnegative=True`` it solves Eq. (3) *as printed* (``nu >= 0``, i.e. ``sum t <= n``),
     whose maximiser is ``beta = 0`` whenever the trimmed sum is positive somewhere.
 
-The rows may be centred and scaled, ``(x_i - center) / scale``, and an optional intercept is a
-constant column ``intercept_scaling`` appended to them (inside the unit ball, like liblinear's);
-all three are handled implicitly, without copying ``X``.
+The rows may be centred and scaled, ``(x_i - center) / scale``, and a constant column
+``intercept_scaling`` may be appended to them (inside the unit ball, like liblinear's); all three
+are handled implicitly, without copying ``X``. ``RobustLogisticRegression`` no longer uses the
+constant column (since 25 Nov 2026 it solves for the direction only and fits the offset
+separately, see its Notes): a constant column inside Eq. (2) weighs the class imbalance, not the
+decision threshold. The option is kept as a general form of the problem for direct use.
 """
 
 from __future__ import annotations
