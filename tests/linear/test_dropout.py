@@ -222,3 +222,23 @@ def test_registry_entries():
         entry = get_entry(name)
         assert entry.robust and entry.linear
         assert isinstance(entry.factory(), Est)
+
+
+@pytest.mark.parametrize("objective", ["bound", "gaussian"])
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_default_q0_is_the_exact_svm_even_at_large_C(objective, C):
+    """Without noise the default solver hands the plain SVM to libsvm (the smoothed Newton
+    path cannot certify an optimum with every support vector on the kink)."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    keep = (y == 3) | (y == 8)
+    X, y = X[keep] / 16.0, y[keep]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = DropoutSVC(q=0.0, C=C, objective=objective).fit(X, y)
+    ref = SVC(kernel="linear", C=C, tol=1e-10).fit(X, y)
+    assert model.solver_ == "libsvm"
+    f = _svm_objective(model.coef_[0], model.intercept_[0], X, y, C)
+    f_ref = _svm_objective(ref.coef_[0], ref.intercept_[0], X, y, C)
+    assert f <= f_ref * (1 + 1e-5)

@@ -62,7 +62,7 @@ from ._dropout_problem import (
 )
 
 __all__ = ["SolverResult", "Variance", "irls", "newton", "lbfgs", "least_squares",
-           "newton_precision", "objective"]
+           "libsvm_hinge", "newton_precision", "objective"]
 
 _ARMIJO = 1e-4
 _MAX_BACKTRACK = 50
@@ -419,6 +419,37 @@ def _newton_step(problem, w, g, curvature, mu, rtol, exact):
         return problem.hessian_vector(w, full, V, sub, exact=exact) + mu[sub] * V
 
     return _pcg(hess, -g, _jacobi(diag + mu), rtol, 2 * (problem.d + 1), np.zeros_like(g))
+
+
+def libsvm_hinge(X, Y, var: Variance, loss) -> SolverResult:
+    """Without noise the hinge objectives are the linear SVM with a free bias: solved by libsvm.
+
+    ``||w||^2 + 2C sum max(0, l - y (w^T x + b))`` is ``l^2`` times the SVM objective of
+    ``v = w / l`` with ``C / l``, which ``SVC(kernel="linear", C=C / l)`` solves exactly (SMO,
+    stopped on its KKT violation at 1e-8, no iteration cap). The smoothed Newton path cannot
+    certify this non-smooth optimum, where every support vector sits on the kink. ``measure``
+    is NaN: libsvm's own KKT criterion applies.
+    """
+    from sklearn.svm import SVC
+
+    if not var.is_zero():
+        raise ValueError("libsvm_hinge solves the noiseless hinge only.")
+    margin = float(loss.margin)
+    coef = np.empty((Y.shape[1], X.shape[1]))
+    intercept = np.empty(Y.shape[1])
+    n_iter = np.empty(Y.shape[1], dtype=int)
+    for k in range(Y.shape[1]):
+        svc = SVC(kernel="linear", C=loss.C / margin, tol=1e-8).fit(X, Y[:, k])
+        coef[k] = margin * np.asarray(svc.coef_.todense() if sp.issparse(svc.coef_)
+                                      else svc.coef_).ravel()
+        intercept[k] = margin * svc.intercept_[0]
+        n_iter[k] = np.atleast_1d(svc.n_iter_)[0]
+    problem = _Problem(X, Y, var, loss, True)
+    f0 = problem.evaluate(np.zeros((X.shape[1] + 1, Y.shape[1])), Y)[0]
+    f = problem.evaluate(np.vstack([coef.T, intercept]), Y)[0]
+    history = [np.array([a, b]) for a, b in zip(f0, f, strict=True)]
+    return SolverResult(coef, intercept, n_iter, history, np.ones(Y.shape[1], dtype=bool),
+                        np.full(Y.shape[1], np.nan), np.full(Y.shape[1], CONVERGED))
 
 
 def _scaled(loss, factor):

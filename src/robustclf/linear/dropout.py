@@ -31,6 +31,7 @@ __all__ = ["DropoutSVC", "DropoutLogisticRegression"]
 
 _SOLVERS = {"irls": solvers.irls, "newton": solvers.newton, "lbfgs": solvers.lbfgs}
 _OBJECTIVES = ("bound", "gaussian")
+_LIBSVM_MAX_ROWS = 50_000
 
 _COMMON_PARAMS = """C : float > 0, default=1.0
         The paper's c (Eq. 1), the weight of the data term against ``||w||^2``. {C_mapping}
@@ -58,8 +59,12 @@ _COMMON_PARAMS = """C : float > 0, default=1.0
         optimum is unchanged; a dense X of at least 2 million entries is read in float32
         (float32 BLAS products, float64 iterate and loss; the objective at the optimum moves
         by about 1e-10 relative). ``"lbfgs"``: scipy's L-BFGS-B. ``"auto"`` is
-        ``"newton"``. Every solver treats all one-vs-all problems together (matrix-matrix
-        products) and never densifies a sparse X (memory O(nnz + n_features)).
+        ``"newton"``, except for the hinge loss without noise (e.g. ``q=0``) with an intercept
+        and at most 50,000 samples: that is the plain linear SVM, whose optimum puts every
+        support vector on the kink, and libsvm's ``SVC(kernel="linear")`` solves it exactly
+        (``solver_ = "libsvm"``, ``optimality_`` NaN). Every other solver treats all
+        one-vs-all problems together (matrix-matrix products) and never densifies a sparse X
+        (memory O(nnz + n_features)).
     fit_intercept : bool, default=True
         Fit a bias as an extra constant feature that is neither corrupted nor regularised
         (the paper's footnote 4).
@@ -127,15 +132,21 @@ class _DropoutClassifier(LinearClassifierBase):
         noise = make_noise(self.noise, self.q)
         noise._check_input_values(X)
         solver = "newton" if self.solver == "auto" else self.solver
-        if solver == "newton":
-            X = solvers.newton_precision(X)     # float32 passes over large dense X
         entrywise, constant = noise._variance_terms(X)
         var = solvers.Variance(entrywise, constant, X.shape)
-        kwargs = dict(fit_intercept=bool(self.fit_intercept), tol=float(self.tol),
-                      max_iter=int(self.max_iter))
-        if solver == "irls":
-            kwargs["linear_solver"] = "auto"
-        result = _SOLVERS[solver](X, Y, var, self._make_loss(), **kwargs)
+        if (self.solver == "auto" and self._loss_family == "hinge" and var.is_zero()
+                and self.fit_intercept and X.shape[0] <= _LIBSVM_MAX_ROWS):
+            solver = "libsvm"                   # no noise: the plain SVM, solved exactly
+            result = solvers.libsvm_hinge(X, Y, var, self._make_loss())
+        else:
+            if solver == "newton":
+                X = solvers.newton_precision(X)     # float32 passes over large dense X
+                var = solvers.Variance(*noise._variance_terms(X), X.shape)
+            kwargs = dict(fit_intercept=bool(self.fit_intercept), tol=float(self.tol),
+                          max_iter=int(self.max_iter))
+            if solver == "irls":
+                kwargs["linear_solver"] = "auto"
+            result = _SOLVERS[solver](X, Y, var, self._make_loss(), **kwargs)
         self.noise_, self.solver_ = noise, solver
         self.n_iter_ = result.n_iter
         self.objective_history_ = result.objective
