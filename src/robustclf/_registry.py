@@ -92,10 +92,11 @@ _ENTRIES: list[EstimatorEntry] = [
                    description="scikit-learn RandomForestClassifier, 100 trees"),
     EstimatorEntry(
         "deletion_lp",
-        _lazy("robustclf.linear", "DeletionRobustLP", budget=1, random_state=0),
+        _lazy("robustclf.linear", "DeletionRobustLP", budget=1, solver="subgradient",
+              max_iter=10, random_state=0),
         robust=True, linear=True,
         description="deletion-robust LP (Dekel & Shamir 2008, Eq. 4), budget 1 feature, "
-                    "C/gamma = 10, cutting planes to a certified gap"),
+                    "C/gamma = 10, AdaGrad subgradient (10 epochs; uncertified, it warns)"),
     EstimatorEntry(
         "deletion_perceptron",
         _lazy("robustclf.linear", "DeletionRobustPerceptron", budget=1.0, n_epochs=3,
