@@ -1,16 +1,25 @@
 """The command line and the report writer, end to end on small settings."""
 
+import warnings
+
 import pandas as pd
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 from robustclf.cli import main
 from robustclf.report import curve_table, markdown_table
 
 
 def test_demo_writes_a_complete_report(tmp_path, capsys):
-    assert main(["demo", "--fast", "--output", str(tmp_path), "--no-progress"]) == 0
-    assert str(tmp_path) in capsys.readouterr().out
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)   # collected into the report
+        assert main(["demo", "--fast", "--output", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert str(tmp_path) in out
     report = (tmp_path / "report.md").read_text()
+    # the registry's 10-epoch subgradient LP is uncertified: said once, in the report
+    assert "## Solver notes" in report and "DeletionRobustLP did not converge" in report
+    assert "see 'Solver notes' in the report" in out
     for name in ("digits_random_deletion", "digits_block_deletion", "digits_greedy_adversary",
                  "digits_certified", "threshold_encoding_deletion", "label_copies"):
         assert f"({name}.png)" in report

@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import warnings
 from pathlib import Path
+
+from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["main"]
 
@@ -75,9 +78,21 @@ def _cmd_demo(args) -> int:
     from .experiments import run_demo
     from .report import write_experiment
 
-    result = run_demo(fast=args.fast, random_state=args.seed, n_jobs=args.n_jobs,
-                      progress=_progress(args), data_dir=args.data_dir)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        result = run_demo(fast=args.fast, random_state=args.seed, n_jobs=args.n_jobs,
+                          progress=_progress(args), data_dir=args.data_dir)
     path = write_experiment(result, args.output)
+    for w in caught:   # other warnings are shown as usual
+        if not issubclass(w.category, ConvergenceWarning):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    notes = sorted({str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)})
+    if notes:   # one section of the report instead of one warning per fit on the terminal
+        with path.open("a", encoding="utf-8") as report:
+            report.write("\n## Solver notes\n\nSome fits stopped before their optimality "
+                         "criterion (scikit-learn's ConvergenceWarning):\n\n"
+                         + "".join(f"* {note}\n" for note in notes))
+        print(f"{len(notes)} distinct solver warning(s): see 'Solver notes' in the report")
     print(f"report written to {path.resolve()}")
     return 0
 
