@@ -471,13 +471,16 @@ def _backtrack(problem, theta, step, g, f0, Y):
     """Armijo backtracking, column by column; a column that cannot descend keeps its point.
 
     Where the decrease the step promises is below what the objective can resolve in floating
-    point (``|slope| <= _RESOLUTION |f|``: near an optimum with examples on a kink, where the
+    point (``|slope| <= resolution |f|``, 1e3 float64 epsilons, or 10 float32 epsilons when X
+    is read in float32: near an optimum with examples on a kink, where the
     curvature is ``~ c / delta``), the objective cannot tell a good step from a bad one; the
     step is then accepted when it reduces the gradient's largest entry instead.
     """
     loss = problem.loss
     slope = (g * step).sum(axis=0)
-    unresolved = -slope <= _RESOLUTION * np.abs(f0)
+    # the objective's resolution: float64 arithmetic, or float32 passes over a large X
+    resolution = max(_RESOLUTION, 10 * np.finfo(problem.X.dtype).eps)
+    unresolved = -slope <= resolution * np.abs(f0)
     gmax = np.abs(g).max(axis=0)
     t = np.ones(theta.shape[1])
     theta_new = theta + step
