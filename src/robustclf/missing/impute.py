@@ -26,6 +26,7 @@ __all__ = ["GroupMissingIndicator", "GaussianMixtureImputer", "make_imputation_b
 
 #: Names accepted by :func:`make_imputation_baseline`.
 BASELINES = ("zero", "mean", "flags", "knn", "em")
+_REG_COVAR = 1e-6
 
 
 class GroupMissingIndicator(TransformerMixin, BaseEstimator):
@@ -85,26 +86,22 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
 class GaussianMixtureImputer(TransformerMixin, BaseEstimator):
     """EM-style imputation with a spherical Gaussian mixture (Chechik et al. §4, baseline 5).
 
-    Starting from mean filling, alternate (1) fitting a Gaussian mixture with spherical
-    covariances to the *filled* data and (2) re-filling every absent entry with the cluster
-    means weighted by the posterior probability of each cluster. The posterior of a row is
-    computed from its *observed* entries only (the marginal of a spherical Gaussian over a subset
-    of coordinates is again spherical), so filled values do not vote for themselves.
-    ``transform`` applies step (2) once with the fitted mixture.
+    EM for a mixture of spherical Gaussians on the *observed* entries (the paper's "EM
+    imputation"): starting from a mixture fitted to the mean-filled data, each round computes
+    every row's cluster posteriors from its observed coordinates only (the marginal of a
+    spherical Gaussian over a subset of coordinates is again spherical) and updates weights,
+    means and variances with the expected sufficient statistics of the absent coordinates
+    (``x_nd | k ~ N(mu_kd, sigma_k^2)``), so the observed-data log-likelihood never decreases.
+    Absent entries are filled with the posterior-weighted cluster means; ``transform`` does
+    the same with the fitted mixture.
 
-    **Stopping.** The alternation is the paper's, not the EM of the observed-data likelihood
-    (the refill keeps the conditional mean and drops the conditional variance), so it has no
-    objective that it is guaranteed to increase and no gradient to measure. What it converges
-    to is a fixed point of the refill map, so it stops on the relative change of its state:
-    when no imputed value moves by more than ``tol`` observed standard deviations of its column
-    between two rounds. Step (1) is scikit-learn's EM for the mixture, warm-started from the
-    previous round and stopped on its own criterion, the change of the mean log-likelihood lower
-    bound, at ``1e-6`` (for EM there is no cheap first-order measure; its default ``1e-3`` left
-    the rounds oscillating at 5e-2 on house votes). Reaching ``max_iter`` rounds raises a
-    ``ConvergenceWarning`` with the change reached. Before issue 14 the imputer ran a fixed
-    ``n_rounds=5`` rounds, after which imputed values still moved by 1e-2 to 5e-1 standard
-    deviations on the paper's data; the default fit now runs to the fixed point (typically
-    10-60 rounds, well under a second for a few hundred rows).
+    **Stopping.** EM has no cheap first-order optimality measure; the rounds stop when the
+    filled values reach a fixed point: no imputed value moves by more than ``tol`` observed
+    standard deviations of its column between two rounds. Reaching ``max_iter`` raises a
+    ``ConvergenceWarning`` with the change reached. Earlier versions refitted the mixture to
+    the filled data and refilled (no likelihood it increases): on spambase with 30 % of the
+    entries missing and 15 clusters those rounds cycled for 200 rounds (265 s, values still
+    moving by 6 standard deviations); this EM converges in 163 rounds (3 s).
 
     Parameters
     ----------
@@ -113,8 +110,9 @@ class GaussianMixtureImputer(TransformerMixin, BaseEstimator):
     tol : float > 0, default=1e-3
         Largest change of an imputed value between rounds, in observed standard deviations of
         its column, at which the rounds stop.
-    max_iter : int >= 1, default=200
-        Maximum number of fit / refill rounds.
+    max_iter : int >= 1, default=1000
+        Maximum number of EM rounds (each costs one pass over the data; EM converges linearly,
+        slowly where much is missing: 357 rounds, 0.2 s, on horse colic).
     random_state : None, int or Generator, default=None
 
     Attributes
@@ -123,14 +121,16 @@ class GaussianMixtureImputer(TransformerMixin, BaseEstimator):
     fill_ : ndarray of shape (n_features,)
         Column means used to start (and for columns with no observed value).
     n_iter_ : int
-        Fit / refill rounds made.
+        EM rounds made.
+    log_likelihood_ : float
+        Observed-data log-likelihood of the mixture at the start of the last round.
     change_ : float
         The last round's largest change of an imputed value (in standard deviations), the
         measure compared with ``tol``.
     n_features_in_ : int
     """
 
-    def __init__(self, n_components: int = 5, *, tol: float = 1e-3, max_iter: int = 200,
+    def __init__(self, n_components: int = 5, *, tol: float = 1e-3, max_iter: int = 1000,
                  random_state=None):
         self.n_components = n_components
         self.tol = tol
@@ -143,7 +143,7 @@ class GaussianMixtureImputer(TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None) -> GaussianMixtureImputer:
-        """Alternate mixture fits and posterior-mean refills until a fixed point."""
+        """Run EM on the observed entries until the filled values reach a fixed point."""
         self._fit_transform(X)
         return self
 
@@ -166,14 +166,13 @@ class GaussianMixtureImputer(TransformerMixin, BaseEstimator):
         self.fill_ = fill
         filled = np.where(missing, fill, X)
         k = min(n_components, X.shape[0])
-        # warm start: each round continues EM from the previous round's mixture
-        self.mixture_ = GaussianMixture(k, covariance_type="spherical", reg_covar=1e-6,
-                                        tol=1e-6, max_iter=1000, warm_start=True,
-                                        init_params="k-means++",
-                                        random_state=int(rng.integers(2**31 - 1)))
+        # start: a spherical mixture fitted (scikit-learn's EM) to the mean-filled data
+        self.mixture_ = GaussianMixture(k, covariance_type="spherical", reg_covar=_REG_COVAR,
+                                        tol=1e-6, max_iter=1000, init_params="k-means++",
+                                        random_state=int(rng.integers(2**31 - 1))).fit(filled)
         self.change_ = np.inf
         for self.n_iter_ in range(1, max_iter + 1):
-            self.mixture_.fit(filled)
+            self.log_likelihood_ = self._em_step(X, missing)
             new = self._refill(X, missing)
             self.change_ = float((np.abs(new - filled) / scale).max(where=missing,
                                                                      initial=0.0))
@@ -187,19 +186,54 @@ class GaussianMixtureImputer(TransformerMixin, BaseEstimator):
                                advice="Increase max_iter, or use fewer components.")
         return filled
 
-    def _refill(self, X: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    def _log_joint(self, X0: np.ndarray, obs: np.ndarray) -> np.ndarray:
+        """``log pi_k + log N(x_obs | mu_k, sigma_k^2 I)`` for every row and cluster (the
+        marginal of a spherical Gaussian over the observed coordinates)."""
         gm = self.mixture_
-        obs = ~missing
-        X0 = np.where(obs, X, 0.0)
         n_obs = obs.sum(axis=1, keepdims=True)
         # sum over observed coordinates of (x - mu_k)^2, for every row and cluster
         sq = ((X0**2).sum(axis=1, keepdims=True) - 2.0 * X0 @ gm.means_.T
               + obs.astype(np.float64) @ (gm.means_**2).T)
         var = gm.covariances_[None, :]
-        log_post = (np.log(gm.weights_)[None, :] - 0.5 * sq / var
-                    - 0.5 * n_obs * np.log(2.0 * np.pi * var))
-        post = np.exp(log_post - logsumexp(log_post, axis=1, keepdims=True))
-        return np.where(missing, post @ gm.means_, X)
+        return (np.log(gm.weights_)[None, :] - 0.5 * sq / var
+                - 0.5 * n_obs * np.log(2.0 * np.pi * var))
+
+    def _em_step(self, X: np.ndarray, missing: np.ndarray) -> float:
+        """One EM step of the spherical mixture on the observed entries; the observed-data
+        log-likelihood at the parameters it started from (it never decreases).
+
+        E-step: responsibilities ``r_nk`` from the observed coordinates. M-step with the
+        expected sufficient statistics of the absent ones (``x_nd | k ~ N(mu_kd, sigma_k^2)``):
+        ``mu_k = sum_n r_nk E[x_n | k] / N_k``,
+        ``sigma_k^2 = sum_n r_nk sum_d E[(x_nd - mu_kd)^2 | k] / (N_k D)``.
+        """
+        gm = self.mixture_
+        obs = ~missing
+        X0 = np.where(obs, X, 0.0)
+        log_joint = self._log_joint(X0, obs)
+        norm = logsumexp(log_joint, axis=1, keepdims=True)
+        post = np.exp(log_joint - norm)
+        d = X.shape[1]
+        Nk = post.sum(axis=0) + 10 * np.finfo(float).eps
+        mu_old, var_old = gm.means_, gm.covariances_
+        absent = post.T @ missing.astype(np.float64)       # sum_n r_nk [d absent in row n]
+        sums = post.T @ X0
+        mu = (sums + absent * mu_old) / Nk[:, None]
+        observed_ss = (post.T @ (X0**2).sum(axis=1) - 2.0 * (sums * mu).sum(axis=1)
+                       + ((Nk[:, None] - absent) * mu**2).sum(axis=1))
+        absent_ss = (absent * (mu_old - mu) ** 2).sum(axis=1) + var_old * absent.sum(axis=1)
+        gm.weights_ = Nk / Nk.sum()
+        gm.means_ = mu
+        gm.covariances_ = (observed_ss + absent_ss) / (Nk * d) + _REG_COVAR
+        gm.precisions_ = 1.0 / gm.covariances_
+        gm.precisions_cholesky_ = np.sqrt(gm.precisions_)
+        return float(norm.sum())
+
+    def _refill(self, X: np.ndarray, missing: np.ndarray) -> np.ndarray:
+        obs = ~missing
+        log_joint = self._log_joint(np.where(obs, X, 0.0), obs)
+        post = np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+        return np.where(missing, post @ self.mixture_.means_, X)
 
     def transform(self, X) -> np.ndarray:
         """Fill absent entries with posterior-weighted cluster means."""
