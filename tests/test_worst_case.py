@@ -10,6 +10,7 @@ from hypothesis.extra.numpy import arrays
 
 import robustclf._worst_case as wc
 from robustclf._worst_case import (
+    csr_knapsack_deletion,
     exact_knapsack_deletion,
     greedy_knapsack_deletion,
     knapsack_deletion,
@@ -266,3 +267,19 @@ def test_unit_knapsack_equals_the_sorted_knapsack_with_unit_values(budget):
     assert np.all((delta >= 0) & (delta <= 1 + 1e-12))
     assert np.all(delta.sum(axis=-1) <= budget + 1e-9)
     np.testing.assert_allclose((delta * gains).sum(axis=-1), harm, atol=1e-12)
+
+
+@pytest.mark.parametrize("budget", [0.0, 0.7, 2.5, 40.0])
+def test_csr_knapsack_is_the_dense_knapsack_on_stored_entries(budget):
+    """Entries not stored are non-positive gains: the sparse solve equals the dense one."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    gains = rng.normal(size=(60, 25)) * (rng.random((60, 25)) < 0.3)
+    values = rng.uniform(0.2, 2.0, size=25)
+    values[3] = 0.0                                  # a free feature
+    dense = knapsack_deletion(gains, values, budget)
+    relaxed, fractions = csr_knapsack_deletion(sp.csr_matrix(gains), values, budget)
+    np.testing.assert_allclose(relaxed, dense.relaxed_gain, atol=1e-12)
+    np.testing.assert_allclose((fractions.toarray() * gains).sum(axis=1), relaxed, atol=1e-12)
+    assert np.all((fractions.toarray() * values).sum(axis=1) <= budget * (1 + 1e-9) + 1e-9)

@@ -41,7 +41,8 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 __all__ = ["KnapsackDeletion", "knapsack_deletion", "unit_knapsack_deletion",
-           "greedy_knapsack_deletion", "ExactDeletion", "exact_knapsack_deletion"]
+           "csr_knapsack_deletion", "greedy_knapsack_deletion", "ExactDeletion",
+           "exact_knapsack_deletion"]
 
 # Relative slack when comparing cumulative values with the budget, so that sums of values such as
 # 0.1 + 0.2 that should exactly exhaust a budget of 0.3 are not rejected by round-off.
@@ -157,6 +158,49 @@ def knapsack_deletion(gains: np.ndarray, values: np.ndarray, budget: float) -> K
     relaxed_gain = np.where(whole, sorted_gains, 0.0).sum(axis=1) + part * sorted_gains[
         rows, first_over]
     return KnapsackDeletion(relaxed_gain, fractions)
+
+
+def csr_knapsack_deletion(gains: sp.csr_matrix, values: np.ndarray, budget: float,
+                          ) -> tuple[np.ndarray, sp.csr_matrix]:
+    """:func:`knapsack_deletion` on the stored entries of a CSR matrix of gains.
+
+    Entries not stored are taken as non-positive gains, which the adversary never deletes (e.g.
+    Eq. (7)'s ``-gamma v_j / P`` at a zero ``x_ij``), so only the stored positive gains
+    compete: they are sorted by ``g_ij / v_j`` within their row (one ``lexsort`` over the
+    non-zeros, ties by position, as the dense sort) and taken until the budget is spent, the
+    first that does not fit fractionally -- without forming an (m, n) array.
+
+    Returns
+    -------
+    relaxed_gain : ndarray of shape (n_samples,)
+    fractions : csr_matrix with ``gains``' sparsity pattern
+    """
+    m = gains.shape[0]
+    row = np.repeat(np.arange(m), np.diff(gains.indptr))
+    v = values[gains.indices]
+    useful = np.flatnonzero(gains.data > 0)
+    delta = np.zeros(gains.nnz)
+    relaxed = np.zeros(m)
+    if useful.size:
+        r, g, vu = row[useful], gains.data[useful], v[useful]
+        with np.errstate(divide="ignore"):
+            ratio = np.where(vu > 0, g / np.where(vu > 0, vu, 1.0), np.inf)
+        order = np.lexsort((-ratio, r))
+        r, g, vu, useful = r[order], g[order], vu[order], useful[order]
+        start = np.r_[0, np.flatnonzero(np.diff(r)) + 1]
+        length = np.diff(np.r_[start, r.size])
+        cum = np.cumsum(vu)
+        cum -= np.repeat(cum[start] - vu[start], length)  # cumulative value within the row
+        frac = (cum <= _budget_limit(budget)).astype(float)
+        # the first item of each row that does not fit is taken with the budget left
+        n_whole = np.add.reduceat(frac, start)
+        has_over = n_whole < length
+        first = (start + n_whole.astype(int))[has_over]
+        left = budget - (cum[first] - vu[first])
+        frac[first] = np.clip(left / np.where(vu[first] > 0, vu[first], 1.0), 0.0, 1.0)
+        delta[useful] = frac
+        relaxed = np.bincount(r, weights=frac * g, minlength=m)
+    return relaxed, sp.csr_matrix((delta, gains.indices, gains.indptr), shape=gains.shape)
 
 
 def unit_knapsack_deletion(gains: np.ndarray, budget: float, *, fractions: bool = False,

@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .._compat import persistent_highs
-from .._worst_case import _BUDGET_RTOL, knapsack_deletion
+from .._worst_case import csr_knapsack_deletion, knapsack_deletion
 
 __all__ = ["DeletionLPResult", "robust_hinge", "solve_full_lp", "solve_cutting_plane",
            "solve_subgradient", "SOLVERS"]
@@ -99,44 +99,9 @@ def _gains(X, y, w, values, margin, P):
     return y[:, None] * (X * w[None, :]) - (margin / P) * values[None, :]
 
 
-def _sparse_knapsack(X, y, w, values, margin, P, budget):
-    """Eq. (7)'s fractional knapsack on the stored entries of a CSR ``X`` only.
-
-    A zero ``x_ij`` has the gain ``-gamma v_j / P <= 0``, which the adversary never takes, so
-    only the stored entries with a positive gain compete: they are sorted by ``g_ij / v_j``
-    within their row (one ``lexsort`` over the non-zeros) and taken until the budget is spent,
-    the last one fractionally -- the rule of :func:`robustclf._worst_case.knapsack_deletion`,
-    without forming an (m, n) array. Returns the relaxed gain per row and ``delta`` as a CSR
-    matrix with ``X``'s sparsity pattern.
-    """
-    m = X.shape[0]
-    row = np.repeat(np.arange(m), np.diff(X.indptr))
-    v = values[X.indices]
-    gain = y[row] * X.data * w[X.indices] - (margin / P) * v
-    useful = np.flatnonzero(gain > 0)
-    delta = np.zeros(X.nnz)
-    relaxed = np.zeros(m)
-    if useful.size:
-        r, g, vu = row[useful], gain[useful], v[useful]
-        with np.errstate(divide="ignore"):
-            ratio = np.where(vu > 0, g / np.where(vu > 0, vu, 1.0), np.inf)
-        order = np.lexsort((-ratio, r))
-        r, g, vu, useful = r[order], g[order], vu[order], useful[order]
-        start = np.r_[0, np.flatnonzero(np.diff(r)) + 1]
-        length = np.diff(np.r_[start, r.size])
-        cum = np.cumsum(vu)
-        cum -= np.repeat(cum[start] - vu[start], length)  # cumulative value within the row
-        limit = budget * (1.0 + _BUDGET_RTOL) + _BUDGET_RTOL
-        frac = (cum <= limit).astype(float)
-        # the first item of each row that does not fit is taken with the budget left
-        n_whole = np.add.reduceat(frac, start)
-        has_over = n_whole < length
-        first = (start + n_whole.astype(int))[has_over]
-        left = budget - (cum[first] - vu[first])
-        frac[first] = np.clip(left / np.where(vu[first] > 0, vu[first], 1.0), 0.0, 1.0)
-        delta[useful] = frac
-        relaxed = np.bincount(r, weights=frac * g, minlength=m)
-    return relaxed, sp.csr_matrix((delta, X.indices, X.indptr), shape=X.shape)
+def _csr_gains(X, data):
+    """A CSR matrix with ``X``'s sparsity pattern and the stored entries ``data``."""
+    return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
 
 
 def _worst_case(X, y, w, b, values, budget, margin):
@@ -144,11 +109,14 @@ def _worst_case(X, y, w, b, values, budget, margin):
 
     ``delta`` is a dense (m, n) array for a dense ``X`` (the shared
     :func:`~robustclf._worst_case.knapsack_deletion`) and a CSR matrix with ``X``'s pattern for
-    a sparse ``X`` (:func:`_sparse_knapsack`): a sparse ``X`` is never densified.
+    a sparse ``X`` (:func:`~robustclf._worst_case.csr_knapsack_deletion` on the stored entries:
+    a zero entry's gain ``-gamma v_j / P`` is never taken): a sparse ``X`` is never densified.
     """
     P = float(np.sum(values)) - budget
     if sp.issparse(X):
-        relaxed, delta = _sparse_knapsack(X, y, w, values, margin, P, budget)
+        row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        gains = y[row] * X.data * w[X.indices] - (margin / P) * values[X.indices]
+        relaxed, delta = csr_knapsack_deletion(_csr_gains(X, gains), values, budget)
         total = y * np.asarray(X @ w).ravel() - (margin / P) * float(np.sum(values))
     else:
         g = _gains(X, y, w, values, margin, P)

@@ -36,9 +36,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_budget, check_generator, check_int, check_option, check_real
-from .._worst_case import knapsack_deletion
+from .._worst_case import csr_knapsack_deletion, knapsack_deletion
 from ._base import LinearClassifierBase, warn_if_not_converged
-from ._deletion_lp_solvers import _kept_products, _sparse_knapsack
+from ._deletion_lp_solvers import _csr_gains, _kept_products
 from ._fdrop_sgd import _solve_sgd
 
 __all__ = ["FDROPClassifier", "fdrop_hinge_loss"]
@@ -204,7 +204,8 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
         n_round += 1
         w, b, xi, bound, reason = _master(sx, s, cut_rows, cut_coef, C, fit_intercept, exact)
         if sparse:  # the knapsack on the stored entries only
-            harm, delta = _sparse_knapsack(sx, np.ones(m), w, np.ones(n), 0.0, 1.0, budget)
+            harm, delta = csr_knapsack_deletion(_csr_gains(sx, sx.data * w[sx.indices]),
+                                                np.ones(n), budget)
         else:
             res = knapsack_deletion(sx * w, np.ones(n), budget)
             harm, delta = res.relaxed_gain, res.fractions
