@@ -249,6 +249,13 @@ class RobustLogisticRegression(LinearClassifierBase):
         return min(math.ceil(fraction * n_rows - 1e-9), n_rows - 1)
 
     def _check_params(self) -> None:
+        if not (isinstance(self.intercept_scaling, str)
+                and self.intercept_scaling == "deprecated"):   # stacklevel: the caller of fit
+            warnings.warn("intercept_scaling is deprecated since 25 Nov 2026 and has no effect: "
+                          "the intercept is no longer a constant column inside the unit ball of "
+                          "Eq. (2) but the offset of a logistic fit on the RoLR projections "
+                          "(see fit_intercept). Remove the argument; it will be removed in a "
+                          "future release.", DeprecationWarning, stacklevel=3)
         check_option(self.solver, "solver", tuple(SOLVERS))
         check_bool(self.fit_intercept, "fit_intercept")
         check_positive(self.tol, "tol")
@@ -296,29 +303,6 @@ class RobustLogisticRegression(LinearClassifierBase):
                     center = column_medians(X[keep])
                 norms = centred_row_norms(X[keep], center)
         return keep, center, _robust_scale(norms), T
-
-    def fit(self, X, y):
-        """Fit the model: Algorithm 1's preprocessing, Eq. (2), then the offset (see class doc).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; never modified.
-        y : array-like of shape (n_samples,)
-            Class labels (any two or more distinct values).
-
-        Returns
-        -------
-        self : object
-        """
-        if not (isinstance(self.intercept_scaling, str)
-                and self.intercept_scaling == "deprecated"):
-            warnings.warn("intercept_scaling is deprecated since 25 Nov 2026 and has no effect: "
-                          "the intercept is no longer a constant column inside the unit ball of "
-                          "Eq. (2) but the offset of a logistic fit on the RoLR projections "
-                          "(see fit_intercept). Remove the argument; it will be removed in a "
-                          "future release.", DeprecationWarning, stacklevel=2)
-        return super().fit(X, y)
 
     def _fit_ovr(self, X, Y):
         """Preprocess (Algorithm 1), solve Eq. (2) for each ±1 column of ``Y``, then calibrate."""
