@@ -568,10 +568,11 @@ def test_intercept_scaling_is_deprecated_and_ignored():
 
 
 def test_offset_fit_that_stops_early_raises_convergence_warning(monkeypatch):
+    import robustclf.linear._rolr_offset as offset
     import robustclf.linear.rolr as rolr
 
     X, y, _, _ = make_contaminated_logistic(300, 4, random_state=45)
-    monkeypatch.setattr(rolr, "_OFFSET_MAX_ITER", 1)
+    monkeypatch.setattr(offset, "_OFFSET_MAX_ITER", 1)
     with pytest.warns(ConvergenceWarning, match="offset fit"):
         RobustLogisticRegression().fit(X, y)
     fit = rolr.fit_offset(X[:, 0], y)
