@@ -132,16 +132,15 @@ class _DropoutClassifier(LinearClassifierBase):
         noise = make_noise(self.noise, self.q)
         noise._check_input_values(X)
         solver = "newton" if self.solver == "auto" else self.solver
-        entrywise, constant = noise._variance_terms(X)
-        var = solvers.Variance(entrywise, constant, X.shape)
+        # float32 passes over large dense X for Newton; the variance is computed once, on it
+        X_solve = solvers.newton_precision(X) if solver == "newton" else X
+        var = solvers.Variance(*noise._variance_terms(X_solve), X.shape)
         if (self.solver == "auto" and self._loss_family == "hinge" and var.is_zero()
                 and self.fit_intercept and X.shape[0] <= _LIBSVM_MAX_ROWS):
             solver = "libsvm"                   # no noise: the plain SVM, solved exactly
             result = solvers.libsvm_hinge(X, Y, var, self._make_loss())
         else:
-            if solver == "newton":
-                X = solvers.newton_precision(X)     # float32 passes over large dense X
-                var = solvers.Variance(*noise._variance_terms(X), X.shape)
+            X = X_solve
             kwargs = dict(fit_intercept=bool(self.fit_intercept), tol=float(self.tol),
                           max_iter=int(self.max_iter))
             if solver == "irls":
