@@ -10,11 +10,16 @@ every linear method of the library lives here:
 * :class:`LinearClassifierBase` -- the template ``fit``: validate the data, encode the labels,
   call the subclass's ``_fit_ovr(X, Y)`` on the ±1 columns, store ``coef_`` and ``intercept_``
   with scikit-learn's shapes;
-* :func:`warn_if_not_converged` -- one ``ConvergenceWarning`` wording for every solver.
+* :func:`warn_if_not_converged` -- one ``ConvergenceWarning`` wording for every solver;
+* :func:`absent_as_zero` -- the one meaning of NaN for every linear model: the feature is
+  absent for that row, so its contribution ``w_j x_j`` is zero (at fit and at prediction time);
+* row weights -- ``sample_weight`` times the ``class_weight`` of each row's class, handed to
+  ``_fit_ovr`` (``None`` when every weight is one, so unweighted solvers keep their fast path).
 
 A method issue adds a classifier by subclassing :class:`LinearClassifierBase` and writing
 ``_check_params`` and ``_fit_ovr``; a method that solves all classes jointly still receives all
-columns at once.
+columns at once. Subclasses declare ``nan_policy`` and ``class_weight`` in their ``__init__``
+(scikit-learn reads parameters from the signature); the base class validates and applies them.
 """
 
 from __future__ import annotations
@@ -22,17 +27,59 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import LinearClassifierMixin, validate_data
 from .._convergence import warn_not_converged
+from .._validation import check_option
 
 __all__ = [
+    "NAN_POLICIES",
     "LinearClassifierBase",
+    "absent_as_zero",
     "ovr_targets",
     "warn_if_not_converged",
 ]
+
+#: Values of every estimator's ``nan_policy`` parameter.
+NAN_POLICIES = ("absent", "raise")
+
+
+def absent_as_zero(X):
+    """``X`` with its NaN entries (absent features) replaced by zero, ``X`` itself untouched.
+
+    For a linear model ``f(x) = w^T x + b`` a zero entry contributes nothing, so this is
+    Dekel & Shamir's deletion (2008, Eq. 1: the deleted coordinates are set to zero) and the
+    dropout corruption of Chen et al. (2014) applied to exactly the absent entries. Behind a
+    ``StandardScaler`` in a pipeline (which passes NaN through) zero in the model's input space
+    is the training mean in the raw space.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Validated float data; NaN marks absent entries.
+
+    Returns
+    -------
+    X : ndarray or sparse matrix
+        The same object when it holds no NaN, otherwise a copy with NaN set to zero (stored
+        NaN entries of a sparse matrix are removed).
+    """
+    if sp.issparse(X):
+        absent = np.isnan(X.data)
+        if not absent.any():
+            return X
+        X = X.copy()
+        X.data[absent] = 0.0
+        X.eliminate_zeros()
+        return X
+    absent = np.isnan(X)
+    return np.where(absent, 0.0, X) if absent.any() else X
 
 
 def ovr_targets(y: np.ndarray, name: str = "This classifier") -> tuple[np.ndarray, np.ndarray]:
@@ -104,31 +151,42 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
 
     ``_check_params(self) -> None``
         validate hyper-parameters (raise ``ValueError`` naming the parameter);
-    ``_fit_ovr(self, X, Y) -> (coef, intercept)``
-        fit all binary problems; ``X`` is the validated float64 array or CSR matrix, ``Y`` the
-        ±1 matrix of :func:`ovr_targets`; return ``coef`` of shape (n_columns, n_features) and
-        ``intercept`` of shape (n_columns,). Further fitted attributes may be set on ``self``.
+    ``_fit_ovr(self, X, Y, sample_weight) -> (coef, intercept)``
+        fit all binary problems; ``X`` is the validated float64 array or CSR matrix (absent
+        entries already zero), ``Y`` the ±1 matrix of :func:`ovr_targets`, ``sample_weight``
+        the non-negative row weights or ``None`` (all ones); return ``coef`` of shape
+        (n_columns, n_features) and ``intercept`` of shape (n_columns,). Further fitted
+        attributes may be set on ``self``.
+
+    and declare the parameters ``nan_policy`` and ``class_weight`` in ``__init__``.
 
     Class attributes
     ----------------
     _accept_sparse : bool or sequence of str
-        Passed to scikit-learn's ``validate_data`` (sparse input is converted to CSR).
-    _accept_nan : bool
-        Whether NaN is allowed in X (for missing-aware methods).
+        Passed to scikit-learn's ``validate_data`` in ``fit`` (sparse input is converted to
+        CSR). Prediction accepts CSR input whatever the value.
+    _supports_sample_weight : bool
+        Whether ``_fit_ovr`` honours row weights; when False, ``fit`` refuses weights other
+        than all ones with a clear error.
     """
 
     _accept_sparse: bool | Sequence[str] = ("csr",)
-    _accept_nan: bool = False
+    _supports_sample_weight: bool = True
 
-    def fit(self, X, y) -> LinearClassifierBase:
+    def fit(self, X, y, sample_weight=None) -> LinearClassifierBase:
         """Fit the model.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; never modified.
+            Training data; never modified. With ``nan_policy="absent"`` NaN marks a feature
+            absent from a row and contributes nothing (it is read as zero).
         y : array-like of shape (n_samples,)
             Class labels (any two or more distinct values).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights: the loss of each row is multiplied by its weight (and by
+            the ``class_weight`` of its class), so that an integer weight k acts as k copies
+            of the row. ``None`` gives every row weight one.
 
         Returns
         -------
@@ -138,24 +196,73 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
         self._check_params()
         X, y = validate_data(
             self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64,
-            ensure_all_finite="allow-nan" if self._accept_nan else True,
+            ensure_all_finite=self._finiteness(),
         )
         check_classification_targets(y)
         classes, Y = ovr_targets(y, type(self).__name__)
-        coef, intercept = self._fit_ovr(X, Y)
+        weights = self._row_weights(X, y, sample_weight)
+        coef, intercept = self._fit_ovr(absent_as_zero(X), Y, weights)
         self.classes_ = classes
         self.coef_ = np.asarray(coef, dtype=np.float64).reshape(Y.shape[1], X.shape[1])
         self.intercept_ = np.asarray(intercept, dtype=np.float64).reshape(Y.shape[1])
         return self
 
+    def decision_function(self, X) -> np.ndarray:
+        """Confidence scores ``X @ coef_.T + intercept_``, absent (NaN) features contributing 0.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to score. With ``nan_policy="absent"`` (default) a NaN entry means the feature
+            is absent from that row: its term ``w_j x_j`` is dropped. With ``"raise"`` NaN is
+            an error.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Signed distance to the hyperplane of ``classes_[1]`` for two classes, one column
+            per class otherwise.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, accept_sparse="csr",
+                          dtype=(np.float64, np.float32), ensure_all_finite=self._finiteness())
+        scores = safe_sparse_dot(absent_as_zero(X), self.coef_.T, dense_output=True)
+        scores = scores + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
-        tags.input_tags.allow_nan = self._accept_nan
+        tags.input_tags.allow_nan = getattr(self, "nan_policy", "raise") == "absent"
         return tags
+
+    # -- internals ---------------------------------------------------------------------------
+    def _finiteness(self):
+        """``ensure_all_finite`` of scikit-learn's validation under ``nan_policy``."""
+        policy = check_option(getattr(self, "nan_policy", "raise"), "nan_policy", NAN_POLICIES)
+        return "allow-nan" if policy == "absent" else True
+
+    def _row_weights(self, X, y, sample_weight):
+        """``sample_weight`` times the class weight of each row, or ``None`` when all are one."""
+        class_weight = getattr(self, "class_weight", None)
+        if sample_weight is None and class_weight is None:
+            return None
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                       ensure_non_negative=True)
+        if class_weight is not None:
+            weights = weights * compute_sample_weight(class_weight, y)
+        if not weights.any():
+            raise ValueError("sample_weight (times class_weight) is zero for every row; at "
+                             "least one row must have a positive weight.")
+        if np.all(weights == 1.0):
+            return None
+        if not self._supports_sample_weight:
+            raise ValueError(f"{type(self).__name__} does not support sample_weight or "
+                             "class_weight yet; give None.")
+        return weights
 
     def _check_params(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _fit_ovr(self, X, Y):  # pragma: no cover - abstract
+    def _fit_ovr(self, X, Y, sample_weight):  # pragma: no cover - abstract
         raise NotImplementedError

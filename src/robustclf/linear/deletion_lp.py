@@ -128,9 +128,12 @@ default="uniform"
     O. Dekel and O. Shamir. Learning to classify with missing and corrupted features. ICML 2008.
     """
 
+    _supports_sample_weight = False  # until the solver takes row weights
+
     def __init__(self, budget=1.0, *, feature_values="uniform", margin=1.0, weight_bound=10.0,
                  fit_intercept=True, solver="cutting_plane", chunk_size=None, tol=1e-8,
-                 max_iter=None, time_limit=None, n_jobs=None, random_state=None):
+                 max_iter=None, time_limit=None, n_jobs=None, random_state=None,
+                 class_weight=None, nan_policy="absent"):
         self.budget = budget
         self.feature_values = feature_values
         self.margin = margin
@@ -143,6 +146,8 @@ default="uniform"
         self.time_limit = time_limit
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.nan_policy = nan_policy
 
     def _check_params(self) -> None:
         check_option(self.solver, "solver", tuple(SOLVERS))
@@ -157,7 +162,7 @@ default="uniform"
         if self.time_limit is not None:
             check_positive(self.time_limit, "time_limit")
 
-    def _fit_ovr(self, X, Y):
+    def _fit_ovr(self, X, Y, sample_weight=None):
         """Solve Eq. (4) for every one-vs-rest column of ``Y`` (and every chunk)."""
         labels = np.argmax(Y, axis=1) if Y.shape[1] > 1 else Y[:, 0]
         values = resolve_feature_values(self.feature_values, X, labels)  # sparse stays sparse

@@ -351,8 +351,11 @@ default="uniform"
     O. Dekel and O. Shamir. Learning to classify with missing and corrupted features. ICML 2008.
     """
 
+    _supports_sample_weight = False  # until the solver takes row weights
+
     def __init__(self, *, budget=1.0, feature_values="uniform", margin=1.0, weight_bound=10.0,
-                 fit_intercept=True, n_epochs=1, shuffle=True, horizon=None, random_state=None):
+                 fit_intercept=True, n_epochs=1, shuffle=True, horizon=None, random_state=None,
+                 class_weight=None, nan_policy="absent"):
         self.budget = budget
         self.feature_values = feature_values
         self.margin = margin
@@ -362,6 +365,8 @@ default="uniform"
         self.shuffle = shuffle
         self.horizon = horizon
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.nan_policy = nan_policy
 
     _accept_sparse = False
 
@@ -400,7 +405,7 @@ default="uniform"
         return (np.stack([st.w_sum for st in self._states]) / self.t_,
                 np.array([st.b_sum for st in self._states]) / self.t_)
 
-    def _fit_ovr(self, X, Y):
+    def _fit_ovr(self, X, Y, sample_weight=None):
         """``n_epochs`` passes of the cube-projected Perceptron, then the average (§3.1–3.2)."""
         labels = Y[:, 0] if Y.shape[1] == 1 else Y.argmax(axis=1)  # for "mutual_info"
         self._setup(X, labels, Y.shape[1])

@@ -110,6 +110,8 @@ _ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
 class _DropoutClassifier(LinearClassifierBase):
     """The shared fit of the dropout-trained linear classifiers."""
 
+    _supports_sample_weight = False  # until the solver takes row weights
+
     _loss_family: ClassVar[str]
 
     def _check_params(self) -> None:
@@ -128,7 +130,7 @@ class _DropoutClassifier(LinearClassifierBase):
         C = float(self.C)
         return cls(C, float(self.margin)) if self._loss_family == "hinge" else cls(C)
 
-    def _fit_ovr(self, X, Y):
+    def _fit_ovr(self, X, Y, sample_weight=None):
         noise = make_noise(self.noise, self.q)
         noise._check_input_values(X)
         solver = "newton" if self.solver == "auto" else self.solver
@@ -226,7 +228,8 @@ class DropoutSVC(_DropoutClassifier):
 
     def __init__(self, *, C: float = 1.0, noise="dropout", q: float | None = None,
                  margin: float = 1.0, objective: str = "bound", solver: str = "auto",
-                 fit_intercept: bool = True, tol: float = 1e-6, max_iter: int = 100):
+                 fit_intercept: bool = True, tol: float = 1e-6, max_iter: int = 100,
+                 class_weight=None, nan_policy="absent"):
         self.C = C
         self.noise = noise
         self.q = q
@@ -236,6 +239,8 @@ class DropoutSVC(_DropoutClassifier):
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.nan_policy = nan_policy
 
 
 class DropoutLogisticRegression(_DropoutClassifier):
@@ -300,7 +305,8 @@ class DropoutLogisticRegression(_DropoutClassifier):
 
     def __init__(self, *, C: float = 1.0, noise="dropout", q: float | None = None,
                  objective: str = "bound", solver: str = "auto", fit_intercept: bool = True,
-                 tol: float = 1e-6, max_iter: int = 100):
+                 tol: float = 1e-6, max_iter: int = 100,
+                 class_weight=None, nan_policy="absent"):
         self.C = C
         self.noise = noise
         self.q = q
@@ -309,6 +315,8 @@ class DropoutLogisticRegression(_DropoutClassifier):
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.nan_policy = nan_policy
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (one-vs-all logistic outputs, normalised for > 2 classes).

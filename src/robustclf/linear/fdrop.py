@@ -361,8 +361,11 @@ class FDROPClassifier(LinearClassifierBase):
     results and optimal averaging schemes. ICML 2013 (polynomial-decay averaging).
     """
 
+    _supports_sample_weight = False  # until the solver takes row weights
+
     def __init__(self, *, budget=1.0, C=1.0, fit_intercept=True, solver="auto", tol=None,
-                 max_iter=None, random_state=None):
+                 max_iter=None, random_state=None,
+                 class_weight=None, nan_policy="absent"):
         self.budget = budget
         self.C = C
         self.fit_intercept = fit_intercept
@@ -370,6 +373,8 @@ class FDROPClassifier(LinearClassifierBase):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.nan_policy = nan_policy
 
     def _check_params(self):
         C = check_real(self.C, "C", minimum=0.0)
@@ -383,7 +388,7 @@ class FDROPClassifier(LinearClassifierBase):
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise ValueError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
 
-    def _fit_ovr(self, X, Y):
+    def _fit_ovr(self, X, Y, sample_weight=None):
         """The chosen solver for the one-vs-rest columns of ``Y``."""
         budget = check_budget(self.budget, np.ones(X.shape[1]))
         solver = self.solver

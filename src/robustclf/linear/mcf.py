@@ -118,9 +118,12 @@ class MCFClassifier(LinearClassifierBase):
     corrupted features. ICML 2013.
     """
 
+    _supports_sample_weight = False  # until the solver takes row weights
+
     def __init__(self, *, loss: str = "quadratic", C: float = 1.0, noise="dropout",
                  q: float | None = None, fit_intercept: bool = True, tol: float = 1e-6,
-                 max_iter: int = 1000):
+                 max_iter: int = 1000,
+                 class_weight=None, nan_policy="absent"):
         self.loss = loss
         self.C = C
         self.noise = noise
@@ -128,6 +131,8 @@ class MCFClassifier(LinearClassifierBase):
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.nan_policy = nan_policy
 
     def _check_params(self) -> None:
         check_option(self.loss, "loss", _MCF_LOSSES)
@@ -136,7 +141,7 @@ class MCFClassifier(LinearClassifierBase):
         check_max_iter(self.max_iter)
         check_bool(self.fit_intercept, "fit_intercept")
 
-    def _fit_ovr(self, X, Y):
+    def _fit_ovr(self, X, Y, sample_weight=None):
         noise = make_noise(self.noise, self.q)
         noise._check_input_values(X)
         self.noise_ = noise

@@ -216,9 +216,12 @@ class RobustLogisticRegression(LinearClassifierBase):
     True
     """
 
+    _supports_sample_weight = False  # until the solver takes row weights
+
     def __init__(self, *, n_outliers=None, outlier_fraction=None, threshold="auto",
                  fit_intercept=True, intercept_scaling="deprecated", solver="dual", tol=1e-6,
-                 max_iter=10_000):
+                 max_iter=10_000,
+                 class_weight=None, nan_policy="absent"):
         self.n_outliers = n_outliers
         self.outlier_fraction = outlier_fraction
         self.threshold = threshold
@@ -227,6 +230,8 @@ class RobustLogisticRegression(LinearClassifierBase):
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.nan_policy = nan_policy
 
     def _resolve_n_outliers(self, n_rows: int) -> int:
         if self.n_outliers is not None and self.outlier_fraction is not None:
@@ -301,7 +306,7 @@ class RobustLogisticRegression(LinearClassifierBase):
                 norms = centred_row_norms(X[keep], center)
         return keep, center, _robust_scale(norms), T
 
-    def _fit_ovr(self, X, Y):
+    def _fit_ovr(self, X, Y, sample_weight=None):
         """Preprocess (Algorithm 1), solve Eq. (2) for each ±1 column of ``Y``, then calibrate."""
         N, p = X.shape
         n1 = self._resolve_n_outliers(N)
