@@ -25,6 +25,7 @@ next to the repository (see :func:`get_data_home`). Files may be plain or gzippe
 
 from ._amazon import load_amazon_reviews, parse_processed_acl
 from ._catalog import DATASETS, DatasetSplit, load_split
+from ._files import load_table
 from ._generators import make_contaminated_logistic, make_label_copies, make_structurally_missing
 from ._mnist import load_mnist, read_idx
 from ._paths import DATA_ENV_VAR, get_data_home
@@ -52,6 +53,7 @@ __all__ = [
     "load_horse_colic",
     "load_mnist",
     "load_spambase",
+    "load_table",
     "load_votes",
     "make_contaminated_logistic",
     "make_label_copies",
