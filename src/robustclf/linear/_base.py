@@ -254,6 +254,12 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
         if not weights.any():
             raise ValueError("sample_weight (times class_weight) is zero for every row; at "
                              "least one row must have a positive weight.")
+        weighted = np.unique(y[weights > 0])
+        if weighted.size < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs rows of at least 2 classes with a positive "
+                "sample_weight (times class_weight), but only the rows of class "
+                f"{weighted[0]!r} have one.")
         if np.all(weights == 1.0):
             return None
         if not self._supports_sample_weight:
