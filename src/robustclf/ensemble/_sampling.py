@@ -15,15 +15,71 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from sklearn.utils.validation import _check_sample_weight
 
 from .._validation import check_groups
 
-__all__ = ["make_units", "importance", "marginal_error", "deemphasize", "draw_ranks"]
+__all__ = ["RowSampler", "checked_weights", "make_units", "importance", "marginal_error",
+           "deemphasize", "draw_ranks"]
 
 #: Largest perturbed batch (number of float64 entries, 32 MB) handed to one ``predict`` call.
 _MAX_ELEMENTS = 1 << 22
 
 Predict = Callable[[np.ndarray], np.ndarray]
+
+
+def checked_weights(sample_weight, X) -> np.ndarray | None:
+    """Checked ``sample_weight`` (None stays None): non-negative, not all zero."""
+    if sample_weight is None:
+        return None
+    weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if not weight.any():
+        raise ValueError("sample_weight is zero for every row; at least one row must have a "
+                         "positive weight.")
+    return weight
+
+
+
+class RowSampler:
+    """Draws training rows with replacement, with probability proportional to their weight.
+
+    Without weights a row index is ``rng.integers(0, n_rows)``. With integer weights an integer
+    ``j`` is drawn uniformly from ``[0, sum(w))`` and mapped to the row whose block of the
+    cumulative weights holds it: row ``i`` owns ``w_i`` consecutive integers, exactly as ``w_i``
+    adjacent copies of it would in ``np.repeat(X, w, axis=0)``. The same generator therefore
+    draws the same training rows from weights ``k`` as from the rows repeated ``k`` times, and
+    unit weights give the unweighted draws. Other weights draw a uniform real in
+    ``[0, sum(w))`` (the same distribution; no such identity exists for them).
+
+    Parameters
+    ----------
+    n_rows : int
+    sample_weight : ndarray of shape (n_rows,) or None
+        Non-negative, with a positive sum (as returned by ``_check_sample_weight``).
+    """
+
+    def __init__(self, n_rows: int, sample_weight: np.ndarray | None = None):
+        self.n_rows = n_rows
+        self.sample_weight = sample_weight
+        if sample_weight is None:
+            self.total = float(n_rows)
+            return
+        self._cumulative = np.cumsum(sample_weight)
+        self.total = float(self._cumulative[-1])
+        self._integer = bool(np.all(sample_weight == np.round(sample_weight)))
+        positive = np.flatnonzero(sample_weight > 0)
+        self._last = int(positive[-1]) if positive.size else 0
+
+    def __call__(self, rng: np.random.Generator, size) -> np.ndarray:
+        """Row indices of the given shape."""
+        if self.sample_weight is None:
+            return rng.integers(0, self.n_rows, size=size)
+        if self._integer:
+            draws = rng.integers(0, round(self.total), size=size)
+        else:
+            draws = rng.random(size) * self.total
+        rows = np.searchsorted(self._cumulative, draws, side="right")
+        return np.minimum(rows, self._last)  # a real draw rounded up to the total
 
 
 def make_units(groups, n_features: int) -> list[np.ndarray]:
@@ -82,7 +138,8 @@ def _batches(n_items: int, rows_per_item: int, n_columns: int):
 
 
 def importance(X: np.ndarray, predict: Predict, columns: np.ndarray, unit_of: np.ndarray,
-               n_units: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+               n_units: int, n_samples: int, rng: np.random.Generator,
+               sampler: RowSampler | None = None) -> np.ndarray:
     """IMPORTANCE (Table 2): how often resampling one unit changes the hypothesis' prediction.
 
     For every unit, ``n_samples`` (row, donor) pairs are drawn uniformly from ``X``; the unit's
@@ -105,6 +162,8 @@ def importance(X: np.ndarray, predict: Predict, columns: np.ndarray, unit_of: np
     n_samples : int
         The paper's 500 (the ``T`` of Table 2).
     rng : numpy.random.Generator
+    sampler : RowSampler, default=None
+        Draws the rows and the donors (in proportion to the sample weights); uniform when None.
 
     Returns
     -------
@@ -114,9 +173,9 @@ def importance(X: np.ndarray, predict: Predict, columns: np.ndarray, unit_of: np
     col_units = unit_of[columns]
     seen = np.unique(col_units)
     positions = [np.flatnonzero(col_units == u) for u in seen]
-    n_rows = X.shape[0]
-    rows = rng.integers(0, n_rows, size=(seen.size, n_samples))
-    donors = rng.integers(0, n_rows, size=(seen.size, n_samples))
+    sample = RowSampler(X.shape[0]) if sampler is None else sampler
+    rows = sample(rng, (seen.size, n_samples))
+    donors = sample(rng, (seen.size, n_samples))
     Xc = X[:, columns]
     before = predict(Xc)
     for batch in _batches(seen.size, n_samples, columns.size):
@@ -186,7 +245,8 @@ def marginal_error(X: np.ndarray, y: np.ndarray, predict: Predict, columns: np.n
 def deemphasize(X: np.ndarray, y: np.ndarray, predict: Predict, columns: np.ndarray,
                 unit_of: np.ndarray, p: np.ndarray, *, previous_error: float,
                 full_error: float, t: int, n_estimators: int, n_samples: int,
-                k_min: int, k_max: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+                k_min: int, k_max: int, rng: np.random.Generator,
+                sampler: RowSampler | None = None) -> tuple[np.ndarray, int]:
     """DEEMPHASIZE (Table 4): the units to remove before training hypothesis ``t``.
 
     ``K`` grows from ``k_min`` until the marginalised error of the previous hypothesis reaches
@@ -196,6 +256,7 @@ def deemphasize(X: np.ndarray, y: np.ndarray, predict: Predict, columns: np.ndar
     sampled example is drawn from p and the perturbed rows are grown incrementally over K
     (:func:`marginal_error`), in batches of 1, 2, 4, ... values of K evaluated with one
     ``predict`` each; the scan stops at the first batch holding a K that meets the threshold.
+    Sampled examples and donors are drawn by ``sampler`` (uniformly when None).
 
     Returns
     -------
@@ -208,9 +269,9 @@ def deemphasize(X: np.ndarray, y: np.ndarray, predict: Predict, columns: np.ndar
     threshold = ((n_estimators - t) * previous_error + t * full_error) / n_estimators
     k = k_max
     if k_min < k_max:
-        n_rows = X.shape[0]
-        rows = rng.integers(0, n_rows, size=n_samples)
-        donors = rng.integers(0, n_rows, size=(n_samples, n_units))
+        sample = RowSampler(X.shape[0]) if sampler is None else sampler
+        rows = sample(rng, n_samples)
+        donors = sample(rng, (n_samples, n_units))
         ranks = draw_ranks(p, n_samples, rng)
         candidates = np.arange(k_min, k_max)
         largest = max(1, _MAX_ELEMENTS // max(1, n_samples * columns.size))

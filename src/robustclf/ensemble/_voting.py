@@ -1,14 +1,29 @@
 """The weighted vote shared by FeatureBoost and the mixture-of-experts baseline.
 
 A fitted ensemble holds ``estimators_`` (sub-models trained on encoded labels 0..C-1),
-``feature_subsets_`` (the columns each sub-model was trained on and is given at prediction) and
-``estimator_weights_``. Prediction is a weighted vote (FeatureBoost, Table 1: weights
-``log(1 / beta_t)``), hard or soft.
+``feature_subsets_`` (the columns each sub-model was trained on and is given at prediction),
+``used_features_`` (the columns among them its prediction actually depends on, see
+:func:`used_columns`) and ``estimator_weights_``. Prediction is a weighted vote (FeatureBoost,
+Table 1: weights ``log(1 / beta_t)``), hard or soft.
 
-Missing values: a test row with NaN is predicted by *sleeping experts* (O'Sullivan et al. 2000,
-§6, after Freund et al. 1997): only the sub-models whose features are all present in that row
-vote. A row in which no sub-model with positive weight is awake is predicted by all sub-models
-on the row with its NaN replaced by the training mean of the column.
+Missing values (``nan_policy="absent"``): a NaN entry is an absent feature. A test row is
+predicted by *sleeping experts* (O'Sullivan et al. 2000, §6, after Freund et al. 1997): "only
+hypotheses with no missing values vote". A sub-model *sleeps* on a row when its prediction for
+that row depends on a missing feature, and is awake when its prediction is the same whatever
+the missing values are, so that an awake vote is exact:
+
+* a decision tree (``tree_``) sleeps when the row's path from the root reaches a split on a
+  missing feature (the path is followed on the present features; the tree's other splits do
+  not matter for this row);
+* any other sub-model sleeps when one of its ``used_features_`` (:func:`used_columns`) is
+  missing.
+
+Each sub-model's *dependence* on a row is the number of missing features it needs there (split
+nodes on a missing feature along the path of the mean-filled row, for a tree; missing used
+features otherwise). The sub-models of least dependence vote: on a row where some sub-model
+is awake (dependence 0), exactly the awake ones; when all sleep, the least affected ones, given
+the training mean of each column they miss. Columns a voting sub-model does not depend on are
+filled with the mean too, which cannot change its prediction.
 """
 
 from __future__ import annotations
@@ -19,7 +34,13 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["VotingEnsembleMixin", "default_estimator", "seeded_clone"]
+from .._validation import check_option
+
+__all__ = ["NAN_POLICIES", "VotingEnsembleMixin", "default_estimator", "seeded_clone",
+           "used_columns"]
+
+#: Values of the ``nan_policy`` parameter (the library-wide choice, as in ``linear._base``).
+NAN_POLICIES = ("absent", "raise")
 
 
 def default_estimator(estimator) -> BaseEstimator:
@@ -37,18 +58,70 @@ def seeded_clone(estimator, seed: int) -> BaseEstimator:
     return model
 
 
+def _tree_features(model) -> np.ndarray | None:
+    """Columns split on by a fitted tree, or by every tree of a fitted forest / boosting."""
+    if hasattr(model, "tree_"):
+        trees = [model]
+    else:
+        members = getattr(model, "estimators_", None)
+        if members is None or hasattr(model, "estimators_features_"):  # bagging: subsets
+            return None
+        trees = list(np.ravel(np.asarray(members, dtype=object)))
+        if not trees or not all(hasattr(t, "tree_") for t in trees):
+            return None
+    splits = np.concatenate([t.tree_.feature for t in trees])
+    return np.unique(splits[splits >= 0]).astype(np.intp)
+
+
+def used_columns(model, n_columns: int) -> np.ndarray:
+    """Positions (among the ``n_columns`` it was fitted on) of the inputs ``model`` depends on.
+
+    In order of precedence:
+
+    * a decision tree (``tree_``), or a forest / gradient boosting whose ``estimators_`` are
+      trees: the features of its split nodes (``tree_.feature``), exact;
+    * a linear model (``coef_``): the columns with a nonzero coefficient for some class, exact;
+    * a model with ``feature_importances_``: the columns of positive importance (trusted as
+      given: a split of exactly zero gain would be missed);
+    * anything else (k-nearest neighbours, pipelines, nets): every column.
+    """
+    features = _tree_features(model)
+    if features is not None:
+        return features
+    coef = getattr(model, "coef_", None)
+    if coef is not None:
+        coef = np.atleast_2d(np.asarray(coef))
+        if coef.shape[-1] == n_columns:
+            return np.flatnonzero(np.any(coef != 0, axis=0))
+    importances = getattr(model, "feature_importances_", None)
+    if importances is not None and np.shape(importances) == (n_columns,):
+        return np.flatnonzero(np.asarray(importances) > 0)
+    return np.arange(n_columns)
+
+
 def _estimator_has_proba(self) -> bool:
     """``predict_proba`` exists for soft voting over a base learner that has it."""
     return self.voting == "soft" and hasattr(default_estimator(self.estimator), "predict_proba")
 
 
 class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
-    """Prediction of a weighted vote of sub-models on feature subsets (private base class)."""
+    """Prediction of a weighted vote of sub-models on feature subsets (private base class).
+
+    Subclasses declare ``nan_policy`` in ``__init__`` and call :meth:`_finish_fit`.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = getattr(self, "nan_policy", "absent") == "absent"
+        return tags
+
+    def _check_nan_policy(self) -> str:
+        return check_option(self.nan_policy, "nan_policy", NAN_POLICIES)
 
     def _check_predict_input(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64,
-                             ensure_all_finite="allow-nan")
+        finite = "allow-nan" if self._check_nan_policy() == "absent" else True
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=finite)
 
     def _member_scores(self, model, Xs: np.ndarray) -> np.ndarray:
         """One sub-model's (n_rows, n_classes) score: a one-hot vote or its probabilities."""
@@ -60,28 +133,44 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
         pred = np.asarray(model.predict(Xs), dtype=np.intp)
         return np.eye(n_classes)[pred]
 
+    def _dependence(self, e: int, filled: np.ndarray, missing: np.ndarray) -> np.ndarray:
+        """How many missing features sub-model ``e`` needs on each row (0: it is awake)."""
+        model, cols = self.estimators_[e], self.feature_subsets_[e]
+        if hasattr(model, "tree_") and hasattr(model, "decision_path"):
+            path = model.decision_path(filled[:, cols]).tocoo()  # (row, node) pairs
+            feature = model.tree_.feature[path.col]
+            split = feature >= 0
+            rows = path.row[split]
+            hit = missing[:, cols][rows, feature[split]]
+            return np.bincount(rows[hit], minlength=filled.shape[0])
+        return missing[:, self.used_features_[e]].sum(axis=1)
+
+    def _awake(self, filled: np.ndarray, missing: np.ndarray,
+               voters: np.ndarray) -> np.ndarray:
+        """(n_rows, n_voters) mask of the sub-models of least dependence on each row."""
+        counts = np.column_stack([self._dependence(e, filled, missing) for e in voters])
+        return counts == counts.min(axis=1, keepdims=True)
+
     def _vote(self, X: np.ndarray) -> np.ndarray:
         """Normalised weighted vote, shape (n_rows, n_classes), rows summing to 1."""
-        n_rows = X.shape[0]
         weights = np.asarray(self.estimator_weights_, dtype=np.float64)
+        voters = np.flatnonzero(weights > 0)
         missing = np.isnan(X)
-        votes = np.zeros((n_rows, self.classes_.size))
-        total = np.zeros(n_rows)
-        for model, cols, w in zip(self.estimators_, self.feature_subsets_, weights, strict=True):
-            if w <= 0:
-                continue
-            awake = ~missing[:, cols].any(axis=1)
-            if awake.any():
-                votes[awake] += w * self._member_scores(model, X[np.ix_(awake, cols)])
-                total[awake] += w
-        asleep = total == 0
-        if asleep.any():  # nobody awake: every sub-model votes on mean-filled rows
-            filled = np.where(missing[asleep], self._column_means[None, :], X[asleep])
-            for model, cols, w in zip(self.estimators_, self.feature_subsets_, weights,
-                                      strict=True):
-                if w > 0:
-                    votes[asleep] += w * self._member_scores(model, filled[:, cols])
-                    total[asleep] += w
+        votes = np.zeros((X.shape[0], self.classes_.size))
+        if not missing.any():
+            for e in voters:
+                model, cols = self.estimators_[e], self.feature_subsets_[e]
+                votes += weights[e] * self._member_scores(model, X[:, cols])
+            return votes / weights[voters].sum()
+        filled = np.where(missing, self.column_means_[None, :], X)
+        awake = self._awake(filled, missing, voters)
+        total = np.zeros(X.shape[0])
+        for j, e in enumerate(voters):
+            rows = np.flatnonzero(awake[:, j])
+            if rows.size:
+                model, cols = self.estimators_[e], self.feature_subsets_[e]
+                votes[rows] += weights[e] * self._member_scores(model, filled[np.ix_(rows, cols)])
+                total[rows] += weights[e]
         return votes / total[:, None]
 
     def predict(self, X) -> np.ndarray:
@@ -90,7 +179,8 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            NaN marks an absent feature.
+            With ``nan_policy="absent"`` NaN marks an absent feature; with ``"raise"`` it is
+            an error.
 
         Returns
         -------
@@ -106,7 +196,8 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            NaN marks an absent feature.
+            With ``nan_policy="absent"`` NaN marks an absent feature; with ``"raise"`` it is
+            an error.
 
         Returns
         -------
@@ -115,9 +206,11 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
         X = self._check_predict_input(X)
         return self._vote(X)
 
-    def _finish_fit(self, X: np.ndarray) -> None:
-        """Fallback column means and a guard against an all-zero weight vector."""
-        self._column_means = X.mean(axis=0)
+    def _finish_fit(self, X: np.ndarray, sample_weight: np.ndarray | None) -> None:
+        """Used features, (weighted) column means for absent entries, a non-zero weight vector."""
+        self.used_features_ = [cols[used_columns(model, cols.size)] for model, cols
+                               in zip(self.estimators_, self.feature_subsets_, strict=True)]
+        self.column_means_ = np.average(X, axis=0, weights=sample_weight)
         weights = np.asarray(self.estimator_weights_, dtype=np.float64)
         if not (weights > 0).any():
             self.estimator_weights_ = np.ones_like(weights)

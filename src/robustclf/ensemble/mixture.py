@@ -8,6 +8,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from .._validation import check_generator, check_int, check_option
+from ._sampling import RowSampler, checked_weights
 from ._voting import VotingEnsembleMixin, default_estimator, seeded_clone
 
 __all__ = ["MixtureOfExpertsClassifier"]
@@ -29,6 +30,14 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
     class at least once (a random row of each missing class is appended), so that every expert
     knows all classes.
 
+    With ``sample_weight`` the resamples are drawn in proportion to the weights and hold as
+    many rows as the weighted training set (``round(sum(sample_weight))``, at least one), so
+    that a row of weight k behaves like k copies of it: the resamples of the repeated rows
+    have the same distribution. With integer weights and a fixed ``random_state`` they are the
+    very same resamples as those of the rows repeated in place (``np.repeat(X, w, axis=0)``).
+    The weights' scale matters (weights summing to 1 give one-row resamples), as it does for
+    k copies. The experts are fitted on their resample without weights.
+
     Parameters
     ----------
     estimator : classifier, default=None
@@ -40,6 +49,10 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
     n_jobs : int, default=None
         joblib workers for fitting the experts; results do not depend on it.
     random_state : None, int or numpy Generator, default=None
+    nan_policy : {"absent", "raise"}, default="absent"
+        Meaning of NaN in ``predict`` / ``predict_proba``: an absent feature, handled by
+        sleeping experts as in :class:`FeatureBoostClassifier` (``"absent"``), or an error
+        (``"raise"``). ``fit`` never accepts NaN.
 
     Attributes
     ----------
@@ -49,6 +62,11 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
         Fitted on encoded labels ``0 .. n_classes - 1``.
     feature_subsets_ : list of ndarray of int
         All columns, for every expert.
+    used_features_ : list of ndarray of int
+        The columns each expert's prediction depends on (split features of a tree, nonzero
+        coefficients, ...; see :class:`FeatureBoostClassifier`).
+    column_means_ : ndarray of shape (n_features,)
+        (Weighted) training means, given for absent features when every expert sleeps.
     estimator_weights_ : ndarray of shape (n_estimators,)
         All ones.
     samples_ : list of ndarray of int
@@ -56,8 +74,12 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
 
     Notes
     -----
-    Test rows with NaN are handled as in :class:`FeatureBoostClassifier` (every expert uses all
-    features, so such a row is predicted on mean-filled values).
+    Test rows with NaN are handled as in :class:`FeatureBoostClassifier`: an expert sleeps on a
+    row in which a feature it uses is missing, and the experts with the fewest missing used
+    features vote, on the training means of what they miss, when all of them sleep. Bagged
+    experts see every column, so this helps where they use few of them (trees on redundant
+    features); for experts that use every column (k-nearest neighbours) it is a vote of all
+    experts on mean-filled rows.
 
     References
     ----------
@@ -66,20 +88,23 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
     """
 
     def __init__(self, estimator=None, n_estimators=20, *, voting="hard", n_jobs=None,
-                 random_state=None):
+                 random_state=None, nan_policy="absent"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.voting = voting
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.nan_policy = nan_policy
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` experts on bootstrap resamples.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights, not all zero: a row of weight k behaves like k copies.
 
         Returns
         -------
@@ -87,18 +112,25 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
         """
         n_estimators = check_int(self.n_estimators, "n_estimators")
         check_option(self.voting, "voting", ("hard", "soft"))
+        self._check_nan_policy()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
+        weight = checked_weights(sample_weight, X)
         rng = check_generator(self.random_state)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         base = default_estimator(self.estimator)
-        n_rows = X.shape[0]
+        sampler = RowSampler(X.shape[0], weight)
+        size = max(1, round(sampler.total))
+        # per class, the sampler of its rows, for a class missing from a resample
+        class_samplers = [RowSampler(X.shape[0], _class_weight(weight, y_enc == c))
+                          for c in range(self.classes_.size)]
         seeds = rng.integers(0, _MAX_SEED, size=n_estimators)
         samples = []
         for _ in range(n_estimators):
-            rows = rng.integers(0, n_rows, size=n_rows)
+            rows = sampler(rng, size)
             absent = np.setdiff1d(np.arange(self.classes_.size), y_enc[rows])
-            extra = [rng.choice(np.flatnonzero(y_enc == c)) for c in absent]
+            extra = [class_samplers[c](rng, None) for c in absent
+                     if class_samplers[c].total > 0]
             samples.append(np.concatenate([rows, np.asarray(extra, dtype=rows.dtype)]))
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_one)(seeded_clone(base, int(s)), X[rows], y_enc[rows])
@@ -106,5 +138,10 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
         self.samples_ = samples
         self.feature_subsets_ = [np.arange(X.shape[1])] * n_estimators
         self.estimator_weights_ = np.ones(n_estimators)
-        self._finish_fit(X)
+        self._finish_fit(X, weight)
         return self
+
+
+def _class_weight(weight: np.ndarray | None, in_class: np.ndarray) -> np.ndarray:
+    """The row weights restricted to one class (zero elsewhere)."""
+    return in_class.astype(np.float64) if weight is None else np.where(in_class, weight, 0.0)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_generator
+from .._validation import check_generator, check_option
+from ._sampling import checked_weights
+from ._voting import NAN_POLICIES
 
 __all__ = ["WeightResamplingClassifier"]
 
@@ -17,35 +22,102 @@ def _estimator_has(attr):
     return lambda self: hasattr(self.estimator, attr)
 
 
+def residual_counts(expected: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Multiplicities of a resample of ``size`` rows with expected multiplicities ``expected``.
+
+    Residual resampling (Liu & Chen 1998): row ``i`` is taken ``floor(expected[i])`` times, and
+    the remaining rows are drawn with replacement in proportion to the fractional parts. It is
+    unbiased, and a row whose expected multiplicity is an integer is taken exactly that often.
+    """
+    counts = np.floor(expected).astype(np.intp)
+    rest = size - int(counts.sum())
+    if rest > 0:
+        fraction = expected - counts
+        counts += rng.multinomial(rest, fraction / fraction.sum())
+    return counts
+
+
 class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
     """Fit a classifier on a resample drawn in proportion to the sample weights.
 
     AdaBoost needs ``fit(X, y, sample_weight)``. For learners without it (k-nearest neighbours)
-    boosting by resampling (Freund & Schapire) draws ``n_samples`` rows with replacement,
-    row ``i`` with probability ``sample_weight[i] / sum(sample_weight)``, and fits the learner on
-    them. Wrap the learner with this class and give it to
-    :class:`sklearn.ensemble.AdaBoostClassifier`.
+    boosting by resampling (Freund & Schapire) fits the learner on a resample in which row ``i``
+    appears ``size * sample_weight[i] / sum(sample_weight)`` times in expectation. Wrap the
+    learner with this class and give it to :class:`sklearn.ensemble.AdaBoostClassifier`.
+
+    The resample is drawn by residual resampling: each row is taken the integer part of its
+    expected multiplicity, the remaining rows are drawn at random in proportion to the
+    fractional parts. Unit weights (or none) with the default size therefore give the training
+    set itself, and with ``max_samples=1.0`` a row of integer weight k is taken exactly k times:
+    the learner is fitted on the rows repeated by their weight, which is scikit-learn's
+    semantics of ``sample_weight`` (weight k = k copies), deterministically.
 
     Parameters
     ----------
     estimator : classifier
         Cloned, never modified.
+    max_samples : None, int or float, default=None
+        Rows of the resample, as in :class:`sklearn.ensemble.BaggingClassifier`. None: as many
+        as ``X`` has, whatever the weights (the weights act only as a distribution over rows,
+        as boosting by resampling needs: AdaBoost normalises them to sum 1). int: that many.
+        float: ``max_samples * sum(sample_weight)`` rows (``max_samples * n_samples`` without
+        weights), rounded, at least one: with ``1.0`` a weight is a number of copies.
     random_state : None, int or numpy Generator, default=None
         Seeds the resampling (AdaBoost sets it per round).
+    nan_policy : {"absent", "raise"}, default="absent"
+        Meaning of NaN in ``X``. ``"absent"``: if the learner accepts NaN (its tags'
+        ``allow_nan``, e.g. histogram gradient boosting) NaN is passed to it, at fit and at
+        prediction time; otherwise ``fit`` rejects NaN and an absent entry at prediction time
+        is given the training mean of its column (weighted by ``sample_weight``), the
+        imputation a single model without a missing-value mechanism of its own can take.
+        ``"raise"``: NaN is an error.
 
     Attributes
     ----------
     estimator_ : classifier
         The learner fitted on the resample.
     classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` has string column names.
+    counts_ : ndarray of int, shape (n_samples,)
+        How often each training row is in the resample.
+    column_means_ : ndarray of shape (n_features,)
+        (Weighted) training means, given for absent entries when the learner rejects NaN.
     """
 
-    def __init__(self, estimator, *, random_state=None):
+    def __init__(self, estimator, *, max_samples=None, random_state=None, nan_policy="absent"):
         self.estimator = estimator
+        self.max_samples = max_samples
         self.random_state = random_state
+        self.nan_policy = nan_policy
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self.nan_policy == "absent"
+        return tags
+
+    def _native_nan(self) -> bool:
+        """NaN goes to the learner itself (it accepts NaN and NaN means absent)."""
+        policy = check_option(self.nan_policy, "nan_policy", NAN_POLICIES)
+        return policy == "absent" and get_tags(self.estimator).input_tags.allow_nan
+
+    def _resample_size(self, n_rows: int, weight: np.ndarray | None) -> int:
+        value = self.max_samples
+        if value is None:
+            return n_rows
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            if value < 1:
+                raise ValueError(f"max_samples must be >= 1 as an int, got {value}.")
+            return int(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and value > 0:
+            total = n_rows if weight is None else weight.sum()
+            return max(1, round(float(value) * total))
+        raise ValueError(f"max_samples must be None, an int >= 1 or a positive float, got "
+                         f"{value!r}.")
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on a weighted resample (on ``X`` itself when ``sample_weight`` is None).
+        """Fit on a weighted resample.
 
         Parameters
         ----------
@@ -58,32 +130,46 @@ class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : WeightResamplingClassifier
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        finite = "allow-nan" if self._native_nan() else True
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=finite)
         check_classification_targets(y)
+        weight = checked_weights(sample_weight, X)
+        size = self._resample_size(X.shape[0], weight)
+        share = np.ones(X.shape[0]) if weight is None else weight
+        expected = size * share / share.sum()
+        self.counts_ = residual_counts(expected, size, check_generator(self.random_state))
         self.classes_ = np.unique(y)
-        rows = np.arange(X.shape[0])
-        if sample_weight is not None:
-            weight = np.asarray(sample_weight, dtype=np.float64)
-            if weight.shape != (X.shape[0],) or np.any(weight < 0):
-                raise ValueError("sample_weight must have one non-negative entry per row.")
-            if weight.sum() <= 0:
-                raise ValueError("sample_weight must not be all zero.")
-            rng = check_generator(self.random_state)
-            rows = rng.choice(X.shape[0], size=X.shape[0], p=weight / weight.sum())
+        self.column_means_ = np.nanmean(X, axis=0) if weight is None else _weighted_nanmean(
+            X, weight)
+        rows = np.repeat(np.arange(X.shape[0]), self.counts_)
         self.estimator_ = clone(self.estimator).fit(X[rows], y[rows])
         return self
 
-    def predict(self, X) -> np.ndarray:
-        """Predictions of the fitted learner."""
+    def _check_predict_input(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return self.estimator_.predict(validate_data(self, X, reset=False, dtype=np.float64))
+        finite = "allow-nan" if self.nan_policy == "absent" else True
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=finite)
+        missing = np.isnan(X)
+        if self._native_nan() or not missing.any():
+            return X
+        return np.where(missing, self.column_means_[None, :], X)
+
+    def predict(self, X) -> np.ndarray:
+        """Predictions of the fitted learner (NaN handled as ``nan_policy`` says)."""
+        return self.estimator_.predict(self._check_predict_input(X))
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities, one column per class of ``classes_``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = self._check_predict_input(X)
         proba = np.zeros((X.shape[0], self.classes_.size))
         cols = np.searchsorted(self.classes_, self.estimator_.classes_)
         proba[:, cols] = self.estimator_.predict_proba(X)
         return proba
+
+
+def _weighted_nanmean(X: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Column means over the present entries, each row counted with its weight."""
+    present = ~np.isnan(X)
+    w = present * weight[:, None]
+    return np.where(present, X, 0.0).T @ weight / np.maximum(w.sum(axis=0), 1e-300)
