@@ -27,7 +27,7 @@ _COLUMN_BLOCK = 64
 _ENTRY_BLOCK = 4096
 
 
-def mutual_info_values(X, y) -> np.ndarray:
+def mutual_info_values(X, y, sample_weight=None) -> np.ndarray:
     """Dekel & Shamir's mutual-information feature values, normalised to sum to n_features.
 
     Parameters
@@ -36,6 +36,10 @@ def mutual_info_values(X, y) -> np.ndarray:
         Training rows (finite). A sparse matrix is never densified (see Notes).
     y : array-like of shape (n_samples,)
         Training labels (two or more classes).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative row weights: the joint distribution of ``[x_j > c]`` and ``y`` is the
+        weighted empirical one, so an integer weight k gives the values of k copies of the row
+        and a zero weight those of the data without the row. None: every row weight one.
 
     Returns
     -------
@@ -62,6 +66,12 @@ def mutual_info_values(X, y) -> np.ndarray:
     m, n = X.shape
     _, y_idx = np.unique(y, return_inverse=True)
     onehot = np.eye(int(y_idx.max()) + 1)[y_idx]  # (m, K)
+    if sample_weight is not None:  # weighted class counts; the total mass replaces m
+        weight = np.asarray(sample_weight, dtype=np.float64)
+        if weight.shape != (m,) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
+            raise ValueError(f"sample_weight must be {m} finite non-negative numbers, one per "
+                             f"row of X; got shape {weight.shape}.")
+        onehot = onehot * weight[:, None]
     class_total = onehot.sum(axis=0)  # (K,)
     scores = _sparse_scores(sp.csc_matrix(X), onehot, class_total) if sp.issparse(X) \
         else _dense_scores(X, onehot, class_total)
@@ -75,7 +85,8 @@ def mutual_info_values(X, y) -> np.ndarray:
 
 def _dense_scores(X, onehot, class_total):
     """``max_c I([x_j > c]; y)`` of every column of a dense ``X``, by blocks of columns."""
-    m, n = X.shape
+    n = X.shape[1]
+    m = float(class_total.sum())  # the number of rows, or their total weight
     scores = np.zeros(n)
     for start in range(0, n, _COLUMN_BLOCK):  # blocks of columns, to bound memory
         block = X[:, start:start + _COLUMN_BLOCK]
@@ -86,7 +97,7 @@ def _dense_scores(X, onehot, class_total):
         valid = sorted_x[1:] > sorted_x[:-1]  # a threshold between two distinct values
         info = _binary_split_information(below, above, m)
         info = np.where(valid, info, 0.0)
-        scores[start:start + _COLUMN_BLOCK] = info.max(axis=0) if m > 1 else 0.0
+        scores[start:start + _COLUMN_BLOCK] = info.max(axis=0) if X.shape[0] > 1 else 0.0
     return scores
 
 
@@ -100,7 +111,8 @@ def _sparse_scores(X, onehot, class_total):
     """
     X = sp.csc_matrix(X, copy=True)
     X.sum_duplicates()
-    m, n = X.shape
+    n = X.shape[1]
+    m = float(class_total.sum())
     col = np.repeat(np.arange(n), np.diff(X.indptr))
     nz_counts = np.zeros((n, onehot.shape[1]))
     np.add.at(nz_counts, col, onehot[X.indices])
@@ -119,7 +131,7 @@ def _sparse_scores(X, onehot, class_total):
     valid = np.zeros(owner.size, dtype=bool)
     valid[:-1] = (owner[1:] == owner[:-1]) & (value[1:] > value[:-1])
     scores = np.zeros(n)
-    if m > 1:
+    if X.shape[0] > 1:
         where = np.flatnonzero(valid)
         for chunk in range(0, where.size, _ENTRY_BLOCK):  # bounds the temporaries
             at = where[chunk:chunk + _ENTRY_BLOCK]
@@ -127,8 +139,9 @@ def _sparse_scores(X, onehot, class_total):
     return scores
 
 
-def _binary_split_information(below: np.ndarray, above: np.ndarray, m: int) -> np.ndarray:
-    """Mutual information of the 2 x K tables (counts below / above a threshold) with the label."""
+def _binary_split_information(below: np.ndarray, above: np.ndarray, m: float) -> np.ndarray:
+    """Mutual information of the 2 x K tables (counts, or weights, below / above a threshold and
+    their total ``m``) with the label."""
     joint = np.stack([below, above]) / m  # (2, t, b, K)
     p_side = joint.sum(axis=-1, keepdims=True)
     p_class = joint.sum(axis=0, keepdims=True)
@@ -137,18 +150,21 @@ def _binary_split_information(below: np.ndarray, above: np.ndarray, m: int) -> n
     return np.nansum(terms, axis=(0, -1))
 
 
-def resolve_feature_values(feature_values, X=None, y=None) -> np.ndarray:
+def resolve_feature_values(feature_values, X=None, y=None, sample_weight=None) -> np.ndarray:
     """Turn a ``feature_values`` parameter into an array, computing data-driven values if asked.
 
     Parameters
     ----------
     feature_values : {"uniform", "mutual_info"} or array-like of shape (n_features,)
     X, y : training data, needed for ``"mutual_info"`` (and to know n_features for "uniform").
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights of the training data, used by ``"mutual_info"`` (the weighted mutual
+        information, :func:`mutual_info_values`).
     """
     if isinstance(feature_values, str) and feature_values == "mutual_info":
         if X is None or y is None:
             raise ValueError("feature_values='mutual_info' needs the training data X and y.")
-        return mutual_info_values(X, y)
+        return mutual_info_values(X, y, sample_weight)
     if X is None:
         if isinstance(feature_values, str):
             raise ValueError("feature_values='uniform' needs X to know the number of features.")
