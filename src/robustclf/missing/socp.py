@@ -11,10 +11,12 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._compat import validate_data
 from .._convergence import warn_not_converged
-from .._validation import check_int, check_labels, check_matrix, check_real
+from .._validation import check_bool, check_int, check_option, check_real
+from ..linear._base import NAN_POLICIES
 from .kernels import missingness_patterns
 
 __all__ = ["GeometricMarginSeparableSVC", "geometric_margin"]
@@ -94,6 +96,19 @@ def _min_slack(X0, y, patterns, inverse, gamma, fit_intercept):
                                             float(b.value) if fit_intercept else 0.0)
 
 
+def _distinct_constraints(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(x_i, y_i)`` of the training rows, in a canonical (sorted) order.
+
+    A repeated row is a repeated constraint of Eq. (4): solving each once gives the same
+    optimum with smaller SOCPs, and makes the solved problem independent of the rows' order and
+    multiplicity, so that repeated rows and integer sample weights give identical fits.
+    """
+    M = ~np.isnan(X)
+    rows = np.unique(np.column_stack([np.where(M, X, 0.0), M, y]), axis=0)
+    d = X.shape[1]
+    return np.where(rows[:, d:2 * d] > 0, rows[:, :d], np.nan), rows[:, -1]
+
+
 _SLACK_CERTIFIED = 1e-7  # 10x Clarabel's absolute gap tolerance on the worst slack
 
 
@@ -106,7 +121,8 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
     strictly feasible ``(w, b)`` can be rescaled to it); instances sharing a missingness pattern
     share one cone ``t_p >= ||w^(p)||``. ``gamma`` is found by bisection on
     ``[0, 2 max_i ||x_i||]``. The bias, absent from Eq. (4), is included (as in Eq. 6) when
-    ``fit_intercept``.
+    ``fit_intercept``. The method is binary only (a one-vs-rest split of separable classes need
+    not be separable): three or more classes are an error.
 
     **Certified bracket.** The bisection keeps ``lo <= gamma* <= hi``. ``lo`` is the Eq. (3)
     margin actually achieved by the best solution found (evaluated on the training data, so it
@@ -120,17 +136,25 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
     infeasibility, a value <= 0 gives a feasible point. If that too is undecided the search
     moves down (conservatively) but not the certified ``hi``. An ``optimal`` status moves the
     search up to ``gamma``, while ``lo`` is the margin the solution actually has (Clarabel's
-    feasibility tolerance can leave it a hair below
-    ``gamma``). The fit stops when the certified relative width ``(hi - lo) / hi`` is at most
-    ``tol``; otherwise -- ``max_bisections`` reached, or uncertified steps leaving a wider
-    bracket -- it raises a ``ConvergenceWarning`` with that width and the statuses met.
+    feasibility tolerance can leave it a hair below ``gamma``). cvxpy's own "Solution may be
+    inaccurate" warnings are therefore not passed on: an inaccurate status is one of the
+    uncertified steps above, and the fit warns only when the result is inaccurate. It stops
+    when the certified relative width ``(hi - lo) / hi`` is at most ``tol``; otherwise --
+    ``max_bisections`` reached, or uncertified steps leaving a wider bracket -- it raises a
+    ``ConvergenceWarning`` with that width and the statuses met.
 
     Parameters
     ----------
     fit_intercept : bool, default=True
+        Whether to fit the bias ``b`` (unconstrained, as in Eq. 6). ``False`` fixes ``b = 0``.
     tol : float > 0, default=1e-4
         Stop when the certified bracket is narrower than ``tol`` relative to its upper end.
     max_bisections : int >= 1, default=60
+    nan_policy : {"absent", "raise"}, default="absent"
+        What NaN in ``X`` means, at fit and at prediction. ``"absent"``: the feature is absent
+        from that row, and the row's margin is measured in the subspace of its present features
+        (Eq. 3), the method's native handling. ``"raise"``: NaN is an error (scikit-learn's
+        "Input X contains NaN"), for data that should be complete.
 
     Attributes
     ----------
@@ -146,40 +170,80 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
     n_iter_ : int
         SOCPs solved: the worst-slack one at ``gamma = 0``, one feasibility problem per
         bisection step and any worst-slack fallbacks.
-    classes_, n_features_in_
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined only when ``X`` has feature names that are all strings.
     """
 
     def __init__(self, *, fit_intercept: bool = True, tol: float = 1e-4,
-                 max_bisections: int = 60):
+                 max_bisections: int = 60, nan_policy: str = "absent"):
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_bisections = max_bisections
+        self.nan_policy = nan_policy
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = self.nan_policy == "absent"
+        tags.classifier_tags.multi_class = False
         return tags
 
-    def fit(self, X, y) -> GeometricMarginSeparableSVC:
+    def _check_params(self) -> tuple[float, int]:
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_option(self.nan_policy, "nan_policy", NAN_POLICIES)
+        tol = check_real(self.tol, "tol")
+        if tol <= 0:
+            raise ValueError(f"tol must be > 0, got {tol}.")
+        return tol, check_int(self.max_bisections, "max_bisections", minimum=1)
+
+    def _finiteness(self):
+        return "allow-nan" if self.nan_policy == "absent" else True
+
+    def fit(self, X, y, sample_weight=None) -> GeometricMarginSeparableSVC:
         """Bisection on ``gamma``; ``ValueError`` if the data are not strictly separable.
 
         Strict separability is decided first by the worst-slack SOCP at ``gamma = 0`` (below
         ``-1e-7`` for mean margin 1): Eq. (4)'s own feasibility at ``gamma = 0`` also holds for
         data separable only with zero margin, where the bisection could never certify a
         positive margin.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; never modified. NaN marks an absent feature (``nan_policy``).
+        y : array-like of shape (n_samples,)
+            Two class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights. Eq. (4) is a hard-margin problem: every row is a
+            constraint, which a positive weight cannot loosen or tighten (``k`` copies of a row
+            are ``k`` copies of the same constraint), so positive weights do not change the
+            solution. A row of weight zero is left out, as if it were removed. Accepted so that
+            the estimator fits into weighted workflows with scikit-learn's semantics.
+
+        Returns
+        -------
+        self
         """
-        tol = check_real(self.tol, "tol")
-        if tol <= 0:
-            raise ValueError(f"tol must be > 0, got {tol}.")
-        max_bisections = check_int(self.max_bisections, "max_bisections", minimum=1)
-        X = check_matrix(X, allow_nan=True)
-        y = check_labels(y, X.shape[0])
+        tol, max_bisections = self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=self._finiteness())
         check_classification_targets(y)
+        if sample_weight is not None:
+            keep = _check_sample_weight(sample_weight, X, ensure_non_negative=True) > 0
+            X, y = X[keep], y[keep]
         self.classes_, y_idx = np.unique(y, return_inverse=True)
-        if self.classes_.size != 2:
-            raise ValueError(f"y must have exactly 2 classes, got {self.classes_.size}.")
-        self.n_features_in_ = X.shape[1]
-        y_pm = np.where(y_idx == 1, 1.0, -1.0)
+        n_classes = self.classes_.size
+        if n_classes != 2:
+            raise ValueError(f"Only binary classification is supported by "
+                             f"{type(self).__name__}: y must have exactly 2 classes (among "
+                             f"rows of positive weight), got {n_classes} "
+                             f"class{'es' if n_classes != 1 else ''}.")
+        self._fit_bisection(*_distinct_constraints(X, np.where(y_idx == 1, 1.0, -1.0)),
+                            tol, max_bisections)
+        return self
+
+    def _fit_bisection(self, X: np.ndarray, y_pm: np.ndarray, tol: float,
+                       max_bisections: int) -> None:
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
         patterns, inverse = missingness_patterns(M)
@@ -233,8 +297,8 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
             warn_not_converged(self, reason=reason,
                                measure_name="certified relative bracket width",
                                measure=self.bracket_width_, tol=tol,
-                               advice="Scale the data, or increase max_bisections.")
-        return self
+                               advice="Scale the data, or increase max_bisections.",
+                               stacklevel=4)
 
     def _decide_by_slack(self, args, gamma):
         """Fallback when the feasibility SOCP ends uncertified: the sign of the worst slack."""
@@ -248,13 +312,32 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         return "slack undecided", sol
 
     def decision_function(self, X) -> np.ndarray:
-        """Instance margins ``(w.x + b) / ||w^(x)||`` (positive means ``classes_[1]``)."""
+        """Instance margins ``(w.x + b) / ||w^(x)||`` (positive means ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            With ``nan_policy="absent"`` NaN marks an absent feature: ``w.x`` runs over the
+            present features and ``||w^(x)||`` is the norm of ``w`` restricted to them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            A row with no present feature that carries weight (all NaN, or ``w^(x) = 0``)
+            has no subspace to measure a margin in; it is scored as the zero vector with every
+            feature present, ``b / ||w||`` (the sign of the intercept decides its class).
+            This is :class:`GeometricMarginSVC`'s convention of a scaling of 1 where
+            ``||w^(x)|| = 0``.
+        """
         check_is_fitted(self)
-        X = check_matrix(X, allow_nan=True, n_features=self.n_features_in_)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=self._finiteness(),
+                          reset=False)
         M = ~np.isnan(X)
         norms = np.sqrt(M.astype(np.float64) @ (self.coef_**2))
-        return (np.where(M, X, 0.0) @ self.coef_ + self.intercept_) / np.maximum(norms, 1e-300)
+        norms = np.where(norms > 0.0, norms, np.linalg.norm(self.coef_))
+        return (np.where(M, X, 0.0) @ self.coef_ + self.intercept_) / norms
 
     def predict(self, X) -> np.ndarray:
-        """Class labels."""
+        """Class labels: ``classes_[1]`` where the decision function is positive."""
+        check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
