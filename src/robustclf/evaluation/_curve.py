@@ -1,50 +1,62 @@
-"""Robustness curves: how the test error of classifiers grows with the strength of a corruption.
+"""Robustness curves: how the test error (or any score) of classifiers changes with a corruption.
 
-Each estimator is fitted once per repeat (or cross-validation fold); the fitted model is then
-scored on the test set corrupted at every level. All seeds are drawn from ``random_state`` before
-the (estimator, repeat) tasks are dispatched to joblib, so results do not depend on ``n_jobs``, and
-the corruption at a given (repeat, level) uses the same seed for every estimator: corruptions that
-do not look at the model produce the *same* corrupted test matrix for all of them (a paired
-comparison).
+:func:`robustness_curve` is a thin layer over :func:`~robustclf.evaluation.fitted_robustness_curve`:
+each estimator is cloned, seeded and fitted once per repeat (or cross-validation fold), and the
+fitted model is scored at every level by the same loop that scores models the user fitted
+(:func:`._fitted.score_levels`). All seeds are drawn from ``random_state`` before the (estimator,
+repeat) tasks are dispatched to joblib, so results do not depend on ``n_jobs``, and the corruption
+at a given (repeat, level) uses the same seed for every estimator: corruptions that do not look at
+the model produce the *same* corrupted test data for all of them (a paired comparison).
 """
 
 from __future__ import annotations
 
 import numbers
-import sys
 import time
-from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.base import clone
-from sklearn.metrics import accuracy_score
 from sklearn.model_selection import check_cv
-from tqdm import tqdm
+from sklearn.utils import _safe_indexing
 
-from .._validation import check_generator, check_labels, check_matrix, check_nonnegative
+from .._validation import check_bool, check_generator, check_labels
+from ._checks import (
+    MAX_SEED,
+    check_data,
+    check_data_and_labels,
+    check_estimators,
+    check_levels,
+    check_metric,
+    check_progress,
+    resolve_corruptions,
+)
+from ._fitted import (
+    CURVE_COLUMNS,
+    SCORED_CURVE_COLUMNS,
+    check_n_repeats,
+    curve_frame,
+    fitted_robustness_curve,
+    run_tasks,
+    score_levels,
+)
 
 if TYPE_CHECKING:
     from ..corruption import Corruption
 
-__all__ = ["CURVE_COLUMNS", "robustness_curve", "summarize_curve"]
+__all__ = ["CURVE_COLUMNS", "SCORED_CURVE_COLUMNS", "robustness_curve", "summarize_curve"]
 
-#: Columns of the frame returned by :func:`robustness_curve`, in order.
-CURVE_COLUMNS = (
-    "estimator", "corruption", "level_name", "level", "repeat",
-    "error", "fit_seconds", "predict_seconds",
-)
-
-_MAX_SEED = np.iinfo(np.int32).max
+# kept for the modules that imported it from here
+_MAX_SEED = MAX_SEED
 
 
 def robustness_curve(
     estimators,
-    X_train,
-    y_train,
+    X_train=None,
+    y_train=None,
     X_test=None,
     y_test=None,
     *,
@@ -52,28 +64,36 @@ def robustness_curve(
     levels,
     n_repeats: int = 1,
     cv=None,
+    scoring=None,
+    refit: bool = True,
     random_state=None,
     n_jobs: int | None = None,
     progress: bool | None = None,
 ) -> pd.DataFrame:
-    """Test error of each estimator at each corruption level, as a tidy DataFrame.
+    """Test error (or score) of each estimator at each corruption level, as a tidy DataFrame.
 
     For every repeat (or fold), every estimator is cloned, seeded and fitted **once** on clean
-    training data; the fitted model then predicts the test set corrupted at each level in turn.
+    training data; the fitted model is then scored on the test data corrupted at each level in
+    turn, by the same code as :func:`fitted_robustness_curve`. With ``refit=False`` the
+    estimators are taken as already fitted and this *is* :func:`fitted_robustness_curve` on
+    ``(X_test, y_test)``.
 
     Parameters
     ----------
     estimators : dict of str to estimator, or list of estimators or of (name, estimator) pairs
-        Unfitted classifiers to compare; they are cloned, never modified. A list of bare
-        estimators is named after their classes, numbered (``"LogisticRegression-1"``,
-        ``"LogisticRegression-2"``) when a class occurs more than once. Names must be unique.
-    X_train : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Clean training data. NaN (absent entries) and sparse matrices are passed through;
-        whether they are acceptable is for the estimators and the corruption to decide.
+        Classifiers to compare: unfitted ones (cloned, never modified), or fitted ones with
+        ``refit=False``. A list of bare estimators is named after their classes (a Pipeline
+        after its final step's class), numbered (``"LogisticRegression-1"``,
+        ``"LogisticRegression-2"``) when a name occurs more than once. Names must be unique.
+    X_train : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+        Clean training data; required unless ``refit=False``. Passed to ``fit`` as given
+        (a DataFrame stays a DataFrame, NaN and sparse matrices are passed through): whether
+        they are acceptable is for the estimators and the corruption to decide.
     y_train : array-like of shape (n_samples,)
-        Training labels.
-    X_test : {array-like, sparse matrix} of shape (n_test, n_features), default=None
-        Clean test data, corrupted at each level. Give either ``X_test``/``y_test`` or ``cv``.
+        Training labels; required unless ``refit=False``.
+    X_test : {array-like, sparse matrix, DataFrame} of shape (n_test, n_features), default=None
+        Clean test data, corrupted at each level and passed to the models in the container it
+        came in. Give either ``X_test``/``y_test`` or ``cv``.
     y_test : array-like of shape (n_test,), default=None
         Test labels.
     corruption : Corruption or callable
@@ -91,7 +111,20 @@ def robustness_curve(
         Cross-validate on ``(X_train, y_train)`` instead of using a test set: every fold fits on
         its training part and is scored on its held-out part, and the ``repeat`` column holds
         the fold index. Resolved with :func:`sklearn.model_selection.check_cv` (stratified
-        folds for an int).
+        folds for an int). Folds are taken with :func:`sklearn.utils._safe_indexing`, so
+        DataFrames and sparse matrices keep their type.
+    scoring : None, "error", str or callable, default=None
+        What is recorded at each level: ``None`` or ``"error"`` the error rate
+        ``1 - accuracy`` (column ``error``); a scikit-learn scorer name (``"roc_auc"``,
+        ``"balanced_accuracy"``, ``"neg_log_loss"``, ...) or callable
+        ``scorer(estimator, X, y)`` its value (columns ``scoring`` and ``score``). See
+        :func:`fitted_robustness_curve`.
+    refit : bool, default=True
+        Whether to fit the estimators. ``False``: they are already fitted and are scored as
+        they are on ``X_test``/``y_test`` (``X_train``, ``y_train`` and ``cv`` must then be
+        left out, ``random_state`` seeds only the corruptions, and ``fit_seconds`` is NaN).
+        To mix fitted and unfitted models in one call, wrap the fitted ones in
+        :class:`sklearn.frozen.FrozenEstimator` (whose ``fit`` does nothing).
     random_state : None, int or numpy Generator, default=None
         Seeds the estimators (every parameter named ``random_state``, nested ones included, is
         set per repeat; estimators without one are left untouched) and the corruptions (one
@@ -105,7 +138,8 @@ def robustness_curve(
     Returns
     -------
     frame : pandas.DataFrame
-        One row per (estimator, repeat, level), with columns (see ``CURVE_COLUMNS``):
+        One row per (estimator, repeat, level). With the default ``scoring`` the columns are
+        ``CURVE_COLUMNS``:
 
         - ``estimator`` : str, the estimator's name;
         - ``corruption`` : str, the corruption's class name;
@@ -115,11 +149,16 @@ def robustness_curve(
         - ``error`` : float, misclassification rate ``1 - accuracy`` on the corrupted test set;
         - ``fit_seconds`` : float, wall-clock time of ``fit`` (the same for all levels of a
           repeat, since the model is fitted once);
-        - ``predict_seconds`` : float, wall-clock time of ``predict`` at that level (the
-          corruption itself is not timed).
+        - ``predict_seconds`` : float, wall-clock time of scoring at that level (prediction and
+          metric; the corruption itself is not timed).
+
+        With another ``scoring`` the columns are ``SCORED_CURVE_COLUMNS``: ``error`` is
+        replaced by ``scoring`` (str, the scorer's name) and ``score`` (float, its value,
+        greater is better).
 
     See Also
     --------
+    fitted_robustness_curve : The same curve for models that are already fitted.
     summarize_curve : Mean, standard deviation and standard error per (estimator, level).
     RobustnessCurveDisplay : Plot the curves.
 
@@ -127,74 +166,75 @@ def robustness_curve(
     --------
     >>> from sklearn.datasets import make_classification
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from robustclf.corruption import RandomDeletion  # doctest: +SKIP
+    >>> from robustclf.corruption import RandomDeletion
+    >>> from robustclf.evaluation import robustness_curve, summarize_curve
     >>> X, y = make_classification(n_samples=200, random_state=0)
-    >>> frame = robustness_curve(  # doctest: +SKIP
+    >>> frame = robustness_curve(
     ...     [LogisticRegression()], X[:100], y[:100], X[100:], y[100:],
-    ...     corruption=RandomDeletion(fraction=0.0), levels=[0.0, 0.2, 0.4],
+    ...     corruption=RandomDeletion(fraction=0.0, fill=0.0), levels=[0.0, 0.2, 0.4],
     ...     n_repeats=3, random_state=0)
-    >>> summarize_curve(frame)  # doctest: +SKIP
+    >>> summarize_curve(frame)[["estimator", "level", "count"]]
+                estimator  level  count
+    0  LogisticRegression    0.0      3
+    1  LogisticRegression    0.2      3
+    2  LogisticRegression    0.4      3
     """
-    named = _check_estimators(estimators)
-    levels = _check_levels(levels)
-    corruptions = _resolve_corruptions(corruption, levels)
-    n_repeats = check_nonnegative(n_repeats, "n_repeats", integer=True)
-    if n_repeats < 1:
-        raise ValueError(f"n_repeats must be at least 1, got {n_repeats}.")
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise ValueError(f"progress must be None, True or False, got {progress!r}.")
-    show_progress = sys.stderr.isatty() if progress is None else bool(progress)
+    refit = check_bool(refit, "refit")
+    if not refit:
+        _check_no_training_data(X_train, y_train, cv, X_test, y_test)
+        return fitted_robustness_curve(
+            estimators, X_test, y_test, corruption=corruption, levels=levels,
+            n_repeats=n_repeats, scoring=scoring, random_state=random_state, n_jobs=n_jobs,
+            progress=progress)
 
-    X_train = check_matrix(X_train, name="X_train", allow_nan=True, accept_sparse=True)
-    y_train = check_labels(y_train, X_train.shape[0], name="y_train")
+    named = check_estimators(estimators)
+    levels = check_levels(levels)
+    corruptions = resolve_corruptions(corruption, levels)
+    n_repeats = check_n_repeats(n_repeats)
+    metric = check_metric(scoring)
+    show_progress = check_progress(progress)
+    if X_train is None or y_train is None:
+        raise ValueError(
+            "X_train and y_train are required to fit the estimators; to score fitted "
+            "estimators pass refit=False with X_test and y_test.")
+    X_train, y_train = check_data_and_labels(X_train, y_train, X_name="X_train",
+                                             y_name="y_train")
     X_eval, y_eval, rounds = _make_rounds(X_train, y_train, X_test, y_test, cv, n_repeats)
 
     # Every seed is drawn here, before dispatch: results cannot depend on n_jobs or task order.
     rng = check_generator(random_state)
-    estimator_seeds = rng.integers(0, _MAX_SEED, size=len(rounds))
-    corruption_seeds = rng.integers(0, _MAX_SEED, size=(len(rounds), len(levels)))
+    estimator_seeds = rng.integers(0, MAX_SEED, size=len(rounds))
+    corruption_seeds = rng.integers(0, MAX_SEED, size=(len(rounds), len(levels)))
 
     tasks = [
-        delayed(_fit_and_evaluate)(
+        delayed(_fit_and_score)(
             name, _seeded_clone(estimator, int(estimator_seeds[r])), repeat=r,
             X_train=X_train, y_train=y_train, X_eval=X_eval, y_eval=y_eval,
             fit_index=fit_index, eval_index=eval_index,
-            corruptions=corruptions, seeds=corruption_seeds[r].tolist(),
+            corruptions=corruptions, seeds=corruption_seeds[r].tolist(), metric=metric,
         )
         for r, (fit_index, eval_index) in enumerate(rounds)
         for name, estimator in named
     ]
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    results = tqdm(results, total=len(tasks), disable=not show_progress,
-                   desc="robustness curve", unit="fit")
-    by_task = {(name, r): rows for (name, r, rows) in results}
-
-    records = [
-        (name, repeat, level, *by_task[name, repeat][k])
-        for name, _ in named
-        for repeat in range(len(rounds))
-        for k, level in enumerate(levels)
-    ]
-    frame = pd.DataFrame.from_records(
-        records, columns=["estimator", "repeat", "level", "error", "fit_seconds",
-                          "predict_seconds"],
-    )
-    frame["corruption"] = type(corruptions[0]).__name__
-    frame["level_name"] = str(getattr(corruptions[0], "level_name", "") or "")
-    return frame[list(CURVE_COLUMNS)]
+    results = run_tasks(tasks, n_jobs=n_jobs, show_progress=show_progress,
+                        desc="robustness curve", unit="fit")
+    return curve_frame(results, named, len(rounds), levels, corruptions, metric)
 
 
-def summarize_curve(frame: pd.DataFrame, *, value: str = "error") -> pd.DataFrame:
+def summarize_curve(frame: pd.DataFrame, *, value: str | None = None) -> pd.DataFrame:
     """Mean, standard deviation, standard error and count of ``value`` per (estimator, level).
 
     Parameters
     ----------
     frame : pandas.DataFrame
         A tidy frame with at least the columns ``estimator``, ``level`` and ``value``, such as
-        returned by :func:`robustness_curve`. When present, ``corruption`` and ``level_name`` are
-        grouping keys too, so that frames of several corruptions can be concatenated.
-    value : str, default="error"
-        The column to summarise (for example ``"fit_seconds"``).
+        returned by :func:`robustness_curve`. When present, ``corruption``, ``level_name`` and
+        ``scoring`` are grouping keys too, so that frames of several corruptions (or scorings)
+        can be concatenated.
+    value : str, default=None
+        The column to summarise (for example ``"fit_seconds"``). ``None`` means ``"error"`` when
+        the frame has that column and ``"score"`` otherwise (a frame computed with another
+        ``scoring``).
 
     Returns
     -------
@@ -202,7 +242,19 @@ def summarize_curve(frame: pd.DataFrame, *, value: str = "error") -> pd.DataFram
         One row per group, in order of first appearance, with the grouping columns and
         ``mean``, ``std`` (sample standard deviation, ``ddof=1``; NaN for a single row),
         ``sem`` (``std / sqrt(count)``) and ``count`` (non-missing values).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from robustclf.evaluation import summarize_curve
+    >>> frame = pd.DataFrame({"estimator": ["a", "a", "b"], "level": [0, 0, 0],
+    ...                       "scoring": "roc_auc", "score": [0.8, 0.9, 0.7]})
+    >>> summarize_curve(frame)[["estimator", "mean", "count"]]
+      estimator  mean  count
+    0         a  0.85      2
+    1         b  0.70      1
     """
+    value = curve_value(frame, value)
     keys = _group_keys(frame, value)
     stats = (frame.groupby(keys, sort=False, dropna=False)[value]
              .agg(["mean", "std", "count"]).reset_index())
@@ -210,93 +262,34 @@ def summarize_curve(frame: pd.DataFrame, *, value: str = "error") -> pd.DataFram
     return stats[[*keys, "mean", "std", "sem", "count"]]
 
 
+def curve_value(frame, value: str | None) -> str:
+    """The value column of a curve frame: ``value``, or ``error`` / ``score`` when None."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    if value is not None:
+        return value
+    return "score" if "error" not in frame.columns and "score" in frame.columns else "error"
+
+
 # -- internals --------------------------------------------------------------------------------
 
 def _group_keys(frame, value: str) -> list[str]:
     """The grouping columns of a curve frame, after checking the required columns exist."""
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
     missing = [c for c in ("estimator", "level", value) if c not in frame.columns]
     if missing:
         raise ValueError(f"frame is missing the column(s) {missing}; it has {list(frame.columns)}.")
-    optional = [c for c in ("corruption", "level_name") if c in frame.columns]
+    optional = [c for c in ("corruption", "level_name", "scoring") if c in frame.columns]
     return [*optional, "estimator", "level"]
 
 
-def _check_estimators(estimators) -> list[tuple[str, Any]]:
-    """Resolve ``estimators`` to a list of (unique name, estimator) pairs."""
-    if isinstance(estimators, Mapping):
-        pairs = list(estimators.items())
-    elif hasattr(estimators, "fit"):
-        pairs = [(None, estimators)]
-    elif isinstance(estimators, (list, tuple)):
-        pairs = [item if _is_pair(item) else (None, item) for item in estimators]
-    else:
+def _check_no_training_data(X_train, y_train, cv, X_test, y_test) -> None:
+    """With ``refit=False`` nothing is fitted: training data or cv would be silently unused."""
+    if X_train is not None or y_train is not None or cv is not None:
         raise ValueError(
-            "estimators must be a dict of name -> estimator or a list of estimators, "
-            f"got {type(estimators).__name__}."
-        )
-    if not pairs:
-        raise ValueError("estimators must contain at least one estimator, got none.")
-    class_counts = Counter(type(est).__name__ for name, est in pairs if name is None)
-    numbering: Counter = Counter()
-    named = []
-    for name, est in pairs:
-        if name is None:
-            name = type(est).__name__
-            if class_counts[name] > 1:
-                numbering[name] += 1
-                name = f"{name}-{numbering[name]}"
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"estimators must be named by non-empty strings, got {name!r}.")
-        if not (hasattr(est, "fit") and hasattr(est, "predict")):
-            raise ValueError(
-                f"estimators[{name!r}] must be an estimator with fit and predict, got {est!r}."
-            )
-        named.append((name, est))
-    duplicates = sorted(n for n, c in Counter(n for n, _ in named).items() if c > 1)
-    if duplicates:
-        raise ValueError(f"estimators must have unique names; repeated: {duplicates}.")
-    return named
-
-
-def _is_pair(item) -> bool:
-    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
-
-
-def _check_levels(levels) -> list:
-    """``levels`` as a non-empty list of distinct Python scalars."""
-    array = np.asarray(levels)
-    if array.ndim != 1 or array.size == 0:
-        raise ValueError(
-            f"levels must be a non-empty 1-D sequence of corruption levels, got shape "
-            f"{array.shape}."
-        )
-    values = array.tolist()
-    repeated = sorted({v for v in values if values.count(v) > 1}, key=values.index)
-    if repeated:
-        raise ValueError(f"levels must be distinct; repeated: {repeated}.")
-    return values
-
-
-def _resolve_corruptions(corruption, levels: list) -> list:
-    """One corruption object per level, built before dispatch so that errors surface early."""
-    if hasattr(corruption, "with_level") and hasattr(corruption, "corrupt"):
-        make = corruption.with_level
-    elif callable(corruption):
-        make = corruption
-    else:
-        raise ValueError(
-            "corruption must be a Corruption (swept with with_level) or a callable "
-            f"level -> Corruption, got {corruption!r}."
-        )
-    corruptions = [make(level) for level in levels]
-    for level, c in zip(levels, corruptions, strict=True):
-        if not hasattr(c, "corrupt"):
-            raise ValueError(
-                f"corruption({level!r}) must return an object with a corrupt method, got {c!r}."
-            )
-    return corruptions
+            "with refit=False the estimators are already fitted: leave X_train, y_train and cv "
+            "out and pass the evaluation data as X_test and y_test.")
+    if X_test is None or y_test is None:
+        raise ValueError("with refit=False, X_test and y_test (the evaluation data) are required.")
 
 
 def _make_rounds(X_train, y_train, X_test, y_test, cv, n_repeats):
@@ -312,8 +305,7 @@ def _make_rounds(X_train, y_train, X_test, y_test, cv, n_repeats):
     if cv is None and X_test is None:
         raise ValueError("give a test set (X_test and y_test) or a cross-validation cv.")
     if X_test is not None:
-        X_test = check_matrix(X_test, name="X_test", allow_nan=True, accept_sparse=True,
-                              n_features=X_train.shape[1])
+        X_test = check_data(X_test, name="X_test", n_features=X_train.shape[1])
         y_test = check_labels(y_test, X_test.shape[0], name="y_test")
         return X_test, y_test, [(None, None)] * n_repeats
     if n_repeats != 1:
@@ -339,31 +331,27 @@ def _seeded_clone(estimator, seed: int):
     keys = sorted(k for k in get_params(deep=True)
                   if k == "random_state" or k.endswith("__random_state"))
     if keys:
-        seeds = np.random.default_rng(seed).integers(0, _MAX_SEED, size=len(keys))
+        seeds = np.random.default_rng(seed).integers(0, MAX_SEED, size=len(keys))
         estimator.set_params(**{k: int(s) for k, s in zip(keys, seeds, strict=True)})
     return estimator
 
 
 def _take(data, index):
-    return data if index is None else data[index]
+    """Rows ``index`` of ``data`` in its own container (all rows for None)."""
+    return data if index is None else _safe_indexing(data, index)
 
 
-def _fit_and_evaluate(name, estimator, *, repeat, X_train, y_train, X_eval, y_eval,
-                      fit_index, eval_index, corruptions, seeds):
-    """Fit once, then score the model on the evaluation data at every corruption level.
+def _fit_and_score(name, estimator, *, repeat, X_train, y_train, X_eval, y_eval,
+                   fit_index, eval_index, corruptions, seeds, metric):
+    """Fit once, then score the model at every level with the fitted-model loop.
 
-    Returns ``(name, repeat, rows)`` with one ``(error, fit_seconds, predict_seconds)`` per level.
+    Returns ``(name, repeat, rows)`` with one ``(value, fit_seconds, predict_seconds)`` per level.
     """
     X_fit, y_fit = _take(X_train, fit_index), _take(y_train, fit_index)
     X_ev, y_ev = _take(X_eval, eval_index), _take(y_eval, eval_index)
     start = time.perf_counter()
     estimator.fit(X_fit, y_fit)
     fit_seconds = time.perf_counter() - start
-    rows = []
-    for corruption, seed in zip(corruptions, seeds, strict=True):
-        X_corrupted = corruption.corrupt(X_ev, y=y_ev, model=estimator, random_state=seed)
-        start = time.perf_counter()
-        y_pred = estimator.predict(X_corrupted)
-        predict_seconds = time.perf_counter() - start
-        rows.append((1.0 - accuracy_score(y_ev, y_pred), fit_seconds, predict_seconds))
-    return name, repeat, rows
+    rows = score_levels(estimator, X_ev, y_ev, corruptions, seeds, metric)
+    return name, repeat, [(value, fit_seconds, seconds) for value, seconds in rows]
+
