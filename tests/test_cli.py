@@ -1,5 +1,6 @@
 """The command line and the report writer, end to end on small settings."""
 
+import re
 import warnings
 
 import pandas as pd
@@ -85,3 +86,110 @@ def test_curve_table_layout():
     assert table.splitlines()[0] == "| estimator \\ level | 0 | 1 |"
     with pytest.raises(ValueError, match="spread"):
         curve_table(frame, spread="iqr")
+
+
+# -- the user's own table and model ----------------------------------------------------------
+
+@pytest.fixture
+def user_files(tmp_path):
+    """A CSV with a text column and a fitted pipeline saved with joblib, as a user has them."""
+    import joblib
+    import numpy as np
+    from sklearn.compose import make_column_transformer
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OrdinalEncoder, StandardScaler
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(200, 4)), columns=["age", "dose", "bmi", "score"])
+    frame["site"] = rng.choice(["north", "south", "east"], size=200)
+    frame["outcome"] = np.where(frame.age + frame.dose + (frame.site == "north") > 0.3,
+                                "sick", "well")
+    frame.to_csv(tmp_path / "patients.csv", index=False)
+    numeric = frame.drop(columns="site")
+    numeric.to_csv(tmp_path / "numeric.csv", index=False)
+    X = frame.drop(columns="outcome")
+    hgb = make_pipeline(
+        make_column_transformer((OrdinalEncoder(), ["site"]), remainder="passthrough"),
+        HistGradientBoostingClassifier(categorical_features=[0], max_iter=30, random_state=0),
+    ).fit(X, frame.outcome)
+    joblib.dump(hgb, tmp_path / "hgb.joblib")
+    linear = make_pipeline(SimpleImputer(), StandardScaler(), LogisticRegression()).fit(
+        numeric.drop(columns="outcome"), numeric.outcome)
+    joblib.dump(linear, tmp_path / "linear.joblib")
+    affine = make_pipeline(StandardScaler(), LogisticRegression()).fit(
+        numeric.drop(columns="outcome"), numeric.outcome)
+    joblib.dump(affine, tmp_path / "affine.joblib")
+    return tmp_path
+
+
+def _run(argv, capsys):
+    code = main([*argv, "--no-progress"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_curve_on_a_user_csv_and_saved_model(user_files, capsys):
+    out_dir = user_files / "out"
+    code, out, err = _run(["curve", "--data", str(user_files / "numeric.csv"), "--target",
+                           "outcome", "--model", str(user_files / "linear.joblib"),
+                           "--corruption", "random_deletion", "--levels", "0", "0.5",
+                           "--param", "fill=nan", "--repeats", "2",
+                           "--output", str(out_dir)], capsys)
+    assert code == 0, err
+    assert "| linear |" in out
+    frame = pd.read_csv(out_dir / "numeric_random_deletion.csv")
+    assert set(frame.estimator) == {"linear"} and len(frame) == 4
+    assert frame["fit_seconds"].isna().all()          # scored as it is, never refitted
+    assert (out_dir / "numeric_random_deletion.png").stat().st_size > 1000
+
+
+def test_curve_scores_saved_model_and_registry_estimator_on_the_same_rows(user_files, capsys):
+    out_dir = user_files / "out"
+    code, out, err = _run(["curve", "--data", str(user_files / "numeric.csv"), "--target",
+                           "outcome", "--model", str(user_files / "linear.joblib"),
+                           "--estimator", "logistic", "--corruption", "random_deletion",
+                           "--levels", "0", "--param", "fill=nan", "--scoring",
+                           "balanced_accuracy", "--repeats", "1", "--output", str(out_dir)],
+                          capsys)
+    assert code == 0, err
+    frame = pd.read_csv(out_dir / "numeric_random_deletion.csv")
+    assert set(frame.estimator) == {"linear", "logistic"}
+    assert (frame["scoring"] == "balanced_accuracy").all()
+
+
+def test_certify_a_saved_linear_pipeline(user_files, capsys):
+    out_dir = user_files / "out"
+    code, out, err = _run(["certify", "--data", str(user_files / "numeric.csv"), "--target",
+                           "outcome", "--model", str(user_files / "affine.joblib"),
+                           "--budgets", "0", "1", "--output", str(out_dir)], capsys)
+    assert code == 0, err
+    frame = pd.read_csv(out_dir / "numeric_certified.csv")
+    worst = frame.set_index("level")["error"]
+    assert worst[1] >= worst[0]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--data", "{d}/none.csv", "--target", "outcome", "--model", "{d}/linear.joblib"],
+     "data file .*none.csv' does not exist"),
+    (["--data", "{d}/numeric.csv", "--target", "label", "--model", "{d}/linear.joblib"],
+     "has no column 'label'"),
+    (["--data", "{d}/numeric.csv", "--model", "{d}/linear.joblib"], "--data needs --target"),
+    (["--dataset", "digits", "--target", "y", "--estimator", "logistic"],
+     "give --data too"),
+    (["--data", "{d}/patients.csv", "--target", "outcome", "--estimator", "logistic"],
+     "registry estimators need numeric columns; non-numeric: site"),
+    (["--data", "{d}/numeric.csv", "--target", "outcome", "--model", "{d}/hgb.joblib"],
+     "fitted on columns the data lacks: site"),
+    (["--data", "{d}/numeric.csv", "--target", "outcome", "--model", "{d}/none.joblib"],
+     "model file .* does not exist"),
+])
+def test_user_file_errors_are_one_clear_line(user_files, capsys, argv, message):
+    argv = [a.format(d=user_files) for a in argv]
+    code, out, err = _run(["curve", *argv, "--corruption", "random_deletion", "--levels", "0",
+                           "--output", str(user_files / "out")], capsys)
+    assert code == 2
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert re.search(message, err), err

@@ -1,4 +1,4 @@
-"""Command line: ``robustclf demo | list | curve | reproduce``.
+"""Command line: ``robustclf demo | list | curve | certify | reproduce``.
 
 A thin layer: it parses arguments, calls the public functions (experiments, robustness curves,
 reports) and prints where the results went. No computation lives here.
@@ -10,6 +10,7 @@ import argparse
 import ast
 import sys
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 from sklearn.exceptions import ConvergenceWarning
@@ -21,6 +22,8 @@ def _parse_param(text: str) -> tuple[str, object]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"--param must look like name=value, got {text!r}")
     name, value = text.split("=", 1)
+    if value.strip().lower() in ("nan", "np.nan"):
+        return name, float("nan")
     try:
         return name, ast.literal_eval(value)
     except (ValueError, SyntaxError):
@@ -50,24 +53,60 @@ def _build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="estimators, corruptions, datasets and experiments")
 
-    curve = sub.add_parser("curve", help="one robustness curve from the command line")
+    curve = sub.add_parser(
+        "curve", help="a robustness curve: a bundled dataset or your file, registry "
+                      "estimators or your saved models")
     common(curve, "robustclf-curve")
-    curve.add_argument("--dataset", required=True, help="a dataset name (see `robustclf list`)")
+    _data_and_models(curve)
     curve.add_argument("--corruption", required=True, help="a corruption name")
     curve.add_argument("--levels", required=True, nargs="+", type=float,
                        help="corruption levels: fractions in [0, 1], or counts k / budgets "
                             "(levels above 1 sweep the count k where the corruption has one)")
-    curve.add_argument("--estimator", action="append", default=None,
-                       help="an estimator name; repeat for several (default: all)")
     curve.add_argument("--param", action="append", default=[], type=_parse_param,
-                       help="extra corruption parameter name=value, e.g. among='nonzero'")
+                       help="extra corruption parameter name=value, e.g. among='nonzero' or "
+                            "groups=[['a','b'],['c']] (groups by column name for --data)")
+    curve.add_argument("--scoring", default=None,
+                       help="metric recorded at each level: error (default) or a "
+                            "scikit-learn scorer name such as balanced_accuracy, roc_auc")
     curve.add_argument("--repeats", type=int, default=3, help="repeats (default: 3)")
+
+    certify = sub.add_parser(
+        "certify", help="the certified worst-case error of linear models against a deletion "
+                        "budget")
+    common(certify, "robustclf-certify")
+    _data_and_models(certify)
+    certify.add_argument("--budgets", required=True, nargs="+", type=float,
+                         help="deletion budgets N, in units of feature value")
+    certify.add_argument("--feature-values", default=None, choices=("uniform", "mutual_info"),
+                         help="value of each feature: uniform, or mutual_info (with the label, "
+                              "on the training rows; on the scored rows if only --model is "
+                              "given); default: the dataset's own values, else uniform")
+    certify.add_argument("--time-limit", type=float, default=None,
+                         help="seconds of exact solving per budget (default: 30)")
 
     reproduce = sub.add_parser("reproduce", help="run a paper reproduction")
     reproduce.add_argument("name", help="experiment name (see `robustclf list`)")
     common(reproduce, "robustclf-results")
     reproduce.add_argument("--fast", action="store_true", help="the quick mode used in tests")
     return parser
+
+
+def _data_and_models(p) -> None:
+    """The arguments naming the data (bundled or a file) and the models (registry or saved)."""
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", help="a bundled dataset name (see `robustclf list`)")
+    source.add_argument("--data", type=Path,
+                        help="your table: a .csv, .tsv or .parquet file with a header row")
+    p.add_argument("--target", help="the label column of --data")
+    p.add_argument("--model", action="append", type=Path, default=[],
+                   help="a fitted model saved with joblib.dump, evaluated as it is (never "
+                        "refitted); repeat for several")
+    p.add_argument("--estimator", action="append", default=None,
+                   help="a registry estimator name, fitted here; repeat for several (default: "
+                        "all, unless --model is given)")
+    p.add_argument("--test-size", type=float, default=0.3,
+                   help="with --data and --estimator: the held-out fraction of rows every "
+                        "model is scored on (default: 0.3)")
 
 
 def _progress(args) -> bool | None:
@@ -122,36 +161,159 @@ def _cmd_list(args) -> int:
     return 0
 
 
-def _cmd_curve(args) -> int:
+@dataclass
+class _Models:
+    """What the command evaluates: registry estimators to fit, saved models to score as they are.
+
+    ``X_fit``/``y_fit`` train the registry estimators (``None`` when there are none); every
+    model is scored on ``X_eval``/``y_eval``: the test split of a bundled dataset, of ``--data``
+    when estimators are fitted, or all rows of ``--data`` when only saved models are scored.
+    """
+
+    estimators: dict
+    fitted: dict
+    X_fit: object
+    y_fit: object
+    X_eval: object
+    y_eval: object
+    groups: list | None
+    feature_values: object
+    name: str
+
+
+def _models_and_data(args) -> _Models:
     from ._registry import estimator_entries, make_estimator
+
+    if args.data is None and args.target is not None:
+        raise ValueError("--target names the label column of --data; give --data too.")
+    names = args.estimator if args.estimator is not None else (
+        [] if args.model else [e.name for e in estimator_entries()])
+    estimators = {n: make_estimator(n) for n in names}
+    if args.data is not None:
+        X_fit, y_fit, X_eval, y_eval = _split_user_table(args, fit=bool(estimators))
+        groups, feature_values, name = None, None, args.data.stem
+    else:
+        from .datasets import load_split
+
+        split = load_split(args.dataset, random_state=args.seed, data_dir=args.data_dir)
+        X_fit, y_fit, X_eval, y_eval = split.X_train, split.y_train, split.X_test, split.y_test
+        groups, feature_values, name = split.groups, split.feature_values, args.dataset
+    fitted = {}
+    for path in args.model:
+        from .datasets._files import check_model_columns, load_model
+
+        model = load_model(path)
+        key = path.stem if path.stem not in estimators and path.stem not in fitted else str(path)
+        fitted[key] = (model, check_model_columns(model, _as_frame(X_eval)))
+    return _Models(estimators, fitted, X_fit, y_fit, X_eval, y_eval, groups, feature_values,
+                   name)
+
+
+def _split_user_table(args, *, fit: bool):
+    """The user's table as (X_fit, y_fit, X_eval, y_eval); all rows are scored if nothing fits."""
+    from .datasets import load_table
+
+    if args.target is None:
+        raise ValueError("--data needs --target, the name of the label column.")
+    X, y = load_table(args.data, args.target)
+    if not fit:
+        return None, None, X, y
+    non_numeric = [str(c) for c in X.columns if not _is_numeric(X[c])]
+    if non_numeric:
+        raise ValueError("registry estimators need numeric columns; non-numeric: "
+                         f"{', '.join(non_numeric[:10])}. Encode them, or pass a --model "
+                         "pipeline that does.")
+    if not 0.0 < args.test_size < 1.0:
+        raise ValueError(f"--test-size must be in (0, 1), got {args.test_size}.")
+    from sklearn.model_selection import train_test_split
+
+    X_fit, X_eval, y_fit, y_eval = train_test_split(
+        X, y, test_size=args.test_size, stratify=y, random_state=args.seed)
+    return X_fit, y_fit, X_eval, y_eval
+
+
+def _is_numeric(column) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def _as_frame(X):
+    import pandas as pd
+
+    return X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+
+
+def _cmd_curve(args) -> int:
+    import pandas as pd
+
     from .corruption import make_corruption
-    from .datasets import load_split
-    from .evaluation import robustness_curve
+    from .evaluation import fitted_robustness_curve, robustness_curve
     from .report import curve_table, markdown_table, write_curve
 
-    split = load_split(args.dataset, random_state=args.seed, data_dir=args.data_dir)
+    run = _models_and_data(args)
     params = dict(args.param)
     if args.corruption == "group_deletion":
-        params.setdefault("groups", split.groups)
+        params.setdefault("groups", run.groups)
         if params["groups"] is None:
-            raise ValueError(f"dataset {args.dataset!r} has no feature groups; pass groups.")
+            raise ValueError(f"{run.name!r} has no feature groups; pass --param groups=...")
     valued = ("greedy", "optimal", "black_box_greedy")  # the adversaries that pay feature values
-    if args.corruption in valued and split.feature_values is not None:
-        params.setdefault("feature_values", split.feature_values)
+    if args.corruption in valued and run.feature_values is not None:
+        params.setdefault("feature_values", run.feature_values)
     corruption = make_corruption(args.corruption, **params)
     # levels above 1 cannot be fractions: sweep the count k instead, when the corruption has one
     if "k" in corruption.level_params and max(args.levels) > 1 and "fraction" not in params:
         corruption = make_corruption(args.corruption, **{**params, "k": 0})
     levels = [int(v) if float(v).is_integer() and corruption.level_name != "fraction" else v
               for v in args.levels]
-    names = args.estimator or [e.name for e in estimator_entries()]
-    frame = robustness_curve({n: make_estimator(n) for n in names}, split.X_train,
-                             split.y_train, split.X_test, split.y_test, corruption=corruption,
-                             levels=levels, n_repeats=args.repeats, random_state=args.seed,
-                             n_jobs=args.n_jobs, progress=_progress(args))
-    name = f"{args.dataset}_{args.corruption}"
-    write_curve(frame, args.output, name, title=f"{args.dataset}: {args.corruption}",
-                xlabel=corruption.level_name)
+    scoring = None if args.scoring in (None, "error") else args.scoring
+    common = dict(corruption=corruption, levels=levels, scoring=scoring,
+                  random_state=args.seed, n_jobs=args.n_jobs, progress=_progress(args))
+    frames = []
+    if run.estimators:
+        frames.append(robustness_curve(run.estimators, run.X_fit, run.y_fit, run.X_eval,
+                                       run.y_eval, n_repeats=args.repeats, **common))
+    for key, (model, X_model) in run.fitted.items():
+        frames.append(fitted_robustness_curve({key: model}, X_model, run.y_eval,
+                                              n_repeats=args.repeats, **common))
+    frame = pd.concat(frames, ignore_index=True)
+    name = f"{run.name}_{args.corruption}"
+    ylabel = "test error" if scoring is None else scoring.replace("_", " ")
+    write_curve(frame, args.output, name, title=f"{run.name}: {args.corruption}",
+                xlabel=corruption.level_name, ylabel=ylabel)
+    print(markdown_table(curve_table(frame)))
+    print(f"\nCSV and plot written to {args.output.resolve() / name}.{{csv,png}}")
+    return 0
+
+
+def _cmd_certify(args) -> int:
+    import numpy as np
+    import pandas as pd
+
+    from .evaluation import certified_curve, fitted_certified_curve
+    from .report import curve_table, markdown_table, write_curve
+
+    run = _models_and_data(args)
+    budgets = [int(b) if float(b).is_integer() else b for b in args.budgets]
+    values = args.feature_values or (
+        run.feature_values if run.feature_values is not None else "uniform")
+    if values == "mutual_info":
+        from .feature_values import mutual_info_values
+
+        X_ref, y_ref = (run.X_fit, run.y_fit) if run.X_fit is not None else (run.X_eval,
+                                                                            run.y_eval)
+        values = mutual_info_values(np.asarray(X_ref, dtype=np.float64), np.asarray(y_ref))
+    common = dict(budgets=budgets, feature_values=values, time_limit=args.time_limit)
+    frames = []
+    if run.estimators:
+        frames.append(certified_curve(run.estimators, run.X_fit, run.y_fit, run.X_eval,
+                                      run.y_eval, random_state=args.seed, **common))
+    for key, (model, X_model) in run.fitted.items():
+        frames.append(fitted_certified_curve({key: model}, X_model, run.y_eval, **common))
+    frame = pd.concat(frames, ignore_index=True)
+    name = f"{run.name}_certified"
+    write_curve(frame, args.output, name, xlabel="budget", ylabel="certified worst-case error",
+                title=f"{run.name}: certified worst case against deletion")
     print(markdown_table(curve_table(frame)))
     print(f"\nCSV and plot written to {args.output.resolve() / name}.{{csv,png}}")
     return 0
@@ -173,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``robustclf`` command."""
     args = _build_parser().parse_args(argv)
     handler = {"demo": _cmd_demo, "list": _cmd_list, "curve": _cmd_curve,
-               "reproduce": _cmd_reproduce}[args.command]
+               "certify": _cmd_certify, "reproduce": _cmd_reproduce}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:
