@@ -22,6 +22,7 @@ __all__ = [
     "check_feature_values",
     "check_budget",
     "check_groups",
+    "check_group_names",
     "check_count_or_fraction",
     "check_option",
     "check_int",
@@ -196,6 +197,44 @@ def check_groups(groups, n_features: int) -> list[np.ndarray]:
         seen[cols] = True
         out.append(cols.astype(np.intp))
     return out
+
+
+def check_group_names(groups, columns):
+    """Resolve feature groups given by column names into column positions.
+
+    A group (a list) whose entries are all integers is taken as column positions and left as it
+    is, whatever ``columns`` are (an integer is always a position); any other group is a list of
+    column names, looked up in ``columns`` (a DataFrame's columns, or None for an array).
+    ``groups`` itself is returned (the same object) when it holds no names, so callers can tell.
+    Everything else about the groups is checked by :func:`check_groups`.
+    """
+    if groups is None or isinstance(groups, (np.ndarray, str)) or not isinstance(groups, Sequence):
+        return groups
+    resolved, named = [], False
+    for g, cols in enumerate(groups):
+        if isinstance(cols, str) or not isinstance(cols, (Sequence, np.ndarray)):
+            raise ValueError(
+                f"groups[{g}] must be a list of column indices or column names, got {cols!r}."
+            )
+        if all(isinstance(c, (numbers.Integral, np.integer)) for c in cols) or (
+                columns is None and not any(isinstance(c, str) for c in cols)):
+            resolved.append(cols)  # positions (or invalid entries, for check_groups to report)
+            continue
+        named = True
+        if columns is None:
+            raise ValueError(
+                f"groups[{g}] names columns ({list(cols)!r}); column names need X as a pandas "
+                "DataFrame (give column positions for an array)."
+            )
+        positions = columns.get_indexer(list(cols))
+        if (positions < 0).any():
+            unknown = [c for c, p in zip(cols, positions, strict=True) if p < 0]
+            raise ValueError(
+                f"groups[{g}] names unknown column(s) {unknown!r}; X's columns are "
+                f"{list(columns)!r}."
+            )
+        resolved.append(positions.astype(np.intp))
+    return resolved if named else groups
 
 
 def check_count_or_fraction(k, fraction, *, k_name: str = "k") -> tuple[int | None, float | None]:

@@ -68,6 +68,7 @@ class GreedyDeletion(DeletionCorruption):
     requires_labels: ClassVar[bool] = True
     requires_model: ClassVar[bool] = True
     level_params: ClassVar[tuple[str, ...]] = ("budget",)
+    column_kinds: ClassVar[str] = "numeric"
 
     def __init__(self, budget=1.0, feature_values="uniform", fill=0.0):
         self.budget = budget
@@ -117,6 +118,7 @@ class OptimalDeletion(DeletionCorruption):
     requires_labels: ClassVar[bool] = True
     requires_model: ClassVar[bool] = True
     level_params: ClassVar[tuple[str, ...]] = ("budget",)
+    column_kinds: ClassVar[str] = "numeric"
 
     def __init__(self, budget=1.0, feature_values="uniform", fill=0.0, time_limit=None):
         self.budget = budget

@@ -1,10 +1,23 @@
-"""The contract every corruption follows.
+"""The contract every corruption follows, and the one place where containers are handled.
 
 A corruption is configured with its level at construction and exposes one method,
-``corrupt(X, y=None, model=None, random_state=None)``, returning a new array. Deletion-type
-corruptions only choose *which* entries to delete (``_deletion_mask``); the base class writes the
-fill value, so that ``fill=0.0`` (the papers' convention) and ``fill=np.nan`` (absent features, for
-missing-aware estimators) behave identically everywhere.
+``corrupt(X, y=None, model=None, random_state=None)``, returning a new container of the type it
+was given. Subclasses compute on a float64 matrix only: :meth:`Corruption.corrupt` reads the
+user's container into that matrix and writes the result back (:mod:`._containers`):
+
+* an **ndarray** (or any array-like) gives a float64 ndarray -- the same values, for the same
+  seed, as before DataFrames and sparse matrices were accepted;
+* a **DataFrame** gives a DataFrame with the same index, columns and, as far as the values allow,
+  dtypes. Deletion corruptions delete entries of every column kind (numeric, categorical, string,
+  object...); corruptions that compute with the values (``column_kinds = "numeric"``) refuse
+  non-numeric columns, naming them;
+* a **sparse matrix** gives a sparse matrix of the same format for deletion corruptions (never
+  densified as a whole); the others refuse it (``accepts_sparse = False``).
+
+Deletion-type corruptions only choose *which* entries to delete (``_deletion_mask``, and
+``_sparse_deletion`` for sparse input); the base class writes the fill value, so that ``fill=0.0``
+(the papers' convention) and ``fill=np.nan`` (absent features, for missing-aware estimators)
+behave identically everywhere.
 
 Corruptions subclass :class:`sklearn.base.BaseEstimator` only to inherit ``get_params``,
 ``set_params``, ``clone`` and a readable ``repr``; they are not estimators.
@@ -15,11 +28,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 
-from .._validation import check_fill, check_generator, check_labels, check_matrix
+from .._validation import check_fill, check_generator, check_labels
+from ._containers import as_data
 
 __all__ = ["Corruption", "DeletionCorruption"]
+
+# Largest number of matrix entries densified at once when a deletion corruption without a sparse
+# algorithm of its own runs on a sparse matrix, one block of rows at a time (32 MB of float64).
+_BLOCK_ENTRIES = 4_000_000
 
 
 class Corruption(BaseEstimator):
@@ -27,7 +46,8 @@ class Corruption(BaseEstimator):
 
     Subclasses implement ``_corrupt(X, y, model, rng)``, which receives a validated float64
     *copy* of ``X`` (so it may write into it), labels and model when the corruption needs them,
-    and a :class:`numpy.random.Generator`.
+    and a :class:`numpy.random.Generator`. For a DataFrame, ``X`` is its float64 encoding (see
+    :mod:`robustclf.corruption._containers`) and ``model`` sees DataFrames again when queried.
 
     Class attributes
     ----------------
@@ -38,19 +58,27 @@ class Corruption(BaseEstimator):
     level_params : tuple of str
         Names of the parameters that measure the corruption's strength, in order of preference;
         :meth:`with_level` sets the first one that is not ``None`` (or the first one if all are).
+    column_kinds : {"numeric", "any"}
+        Which DataFrame columns the corruption accepts: ``"numeric"`` for corruptions that compute
+        with the values, ``"any"`` for those that only delete or move entries.
+    accepts_sparse : bool
+        Whether sparse matrices are accepted (and returned sparse).
     """
 
     requires_labels: ClassVar[bool] = False
     requires_model: ClassVar[bool] = False
     level_params: ClassVar[tuple[str, ...]] = ()
+    column_kinds: ClassVar[str] = "numeric"
+    accepts_sparse: ClassVar[bool] = False
 
-    def corrupt(self, X, y=None, model=None, random_state=None) -> np.ndarray:
-        """Return a corrupted copy of ``X``; ``X`` itself is never modified.
+    def corrupt(self, X, y=None, model=None, random_state=None):
+        """Return a corrupted copy of ``X``, of ``X``'s type; ``X`` itself is never modified.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Rows to corrupt. NaN (an already absent entry) is allowed and left as it is.
+        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+            Rows to corrupt. NaN (an already absent entry; any missing value of a DataFrame
+            column) is allowed and left as it is.
         y : array-like of shape (n_samples,), default=None
             True labels; required by adversarial corruptions.
         model : fitted estimator, default=None
@@ -60,10 +88,14 @@ class Corruption(BaseEstimator):
 
         Returns
         -------
-        X_corrupted : ndarray of shape (n_samples, n_features), dtype float64
+        X_corrupted : ndarray, DataFrame or sparse matrix of shape (n_samples, n_features)
+            An ndarray (float64) for array-like input; a DataFrame with ``X``'s index, columns
+            and dtypes where the values allow (an integer column that receives NaN becomes
+            float64; nullable pandas dtypes keep ``pd.NA``); a float64 sparse matrix of ``X``'s
+            format and class for sparse input.
         """
-        X, y = self._validate_call(X, y, model)
-        return self._corrupt(X, y, model, check_generator(random_state))
+        data, y = self._validate_call(X, y, model)
+        return data.restore(self._corrupt_data(data, y, model, check_generator(random_state)))
 
     def with_level(self, level) -> Corruption:
         """A copy of this corruption with its strength parameter set to ``level``."""
@@ -81,37 +113,140 @@ class Corruption(BaseEstimator):
 
     # -- internals ---------------------------------------------------------------------------
     def _validate_call(self, X, y, model):
+        """The container adaptor of ``X`` (a validated copy) and the checked labels."""
+        name = type(self).__name__
+        if sp.issparse(X) and not self.accepts_sparse:
+            raise ValueError(
+                f"X is a sparse matrix; {name} needs a dense array or a DataFrame (it would "
+                "write into implicit zeros and densify the matrix). Use a deletion corruption, "
+                "or convert X with X.toarray() if it fits in memory."
+            )
         n_features = getattr(model, "n_features_in_", None) if model is not None else None
-        X = check_matrix(X, allow_nan=True, n_features=n_features)
+        data = as_data(X, n_features=n_features)
+        if data.non_numeric and self.column_kinds == "numeric":
+            raise ValueError(
+                f"{name} computes with the values of X and needs numeric columns; X has "
+                f"non-numeric column(s) {data.column_names(data.non_numeric)}. Encode them "
+                "(e.g. OneHotEncoder) or drop them; deletion corruptions accept them."
+            )
+        _check_feature_names(data, model)
         if self.requires_labels and y is None:
-            raise ValueError(f"{type(self).__name__}.corrupt needs the true labels y.")
+            raise ValueError(f"{name}.corrupt needs the true labels y.")
         if self.requires_model and model is None:
-            raise ValueError(f"{type(self).__name__}.corrupt needs the fitted model under attack.")
+            raise ValueError(f"{name}.corrupt needs the fitted model under attack.")
         if y is not None:
-            y = check_labels(y, X.shape[0])
-        return X, y
+            y = check_labels(y, data.shape[0])
+        return data, y
+
+    def _bind(self, data) -> Corruption:
+        """This corruption with its parameters resolved against ``data`` (e.g. column names
+        turned into positions); the default has nothing to resolve."""
+        return self
+
+    def _corrupt_data(self, data, y, model, rng):
+        return self._bind(data)._corrupt(data.values, y, data.model_view(model), rng)
 
     def _corrupt(self, X, y, model, rng):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _check_feature_names(data, model) -> None:
+    """A DataFrame's columns must be the ones the model was fitted on, in the same order."""
+    names = getattr(model, "feature_names_in_", None) if model is not None else None
+    if data.columns is None or names is None:
+        return
+    if list(map(str, data.columns)) != list(map(str, names)):
+        raise ValueError(
+            "X's columns are not the ones the model was fitted on (feature_names_in_), in the "
+            f"same order: X has {list(data.columns)[:10]}, the model {list(names)[:10]}."
+        )
 
 
 class DeletionCorruption(Corruption):
     """A corruption that deletes entries: subclasses choose them, the base class fills them.
 
     Subclasses implement ``_deletion_mask(X, y, model, rng)`` returning a boolean array of
-    ``X``'s shape (True = delete) and have a ``fill`` parameter.
+    ``X``'s shape (True = delete) and have a ``fill`` parameter. Sparse input is handled by
+    ``_sparse_deletion``; its default runs ``_deletion_mask`` on blocks of rows densified one at
+    a time (memory O(nnz + block)), and subclasses with an O(nnz) algorithm override it.
+
+    Deleted entries of a DataFrame's non-numeric columns become missing values, so ``fill`` must
+    be NaN when ``X`` has such columns (a category or a string has no ``0.0``).
+
+    For sparse ``X``, ``fill=0.0`` removes the deleted entries from storage (deleting an
+    implicit zero changes nothing), and ``fill=np.nan`` stores NaN in every deleted entry,
+    implicit zeros included.
     """
 
-    def deletion_mask(self, X, y=None, model=None, random_state=None) -> np.ndarray:
-        """Boolean mask of the entries :meth:`corrupt` would delete with the same seed."""
-        X, y = self._validate_call(X, y, model)
-        return self._deletion_mask(X, y, model, check_generator(random_state))
+    column_kinds: ClassVar[str] = "any"
+    accepts_sparse: ClassVar[bool] = True
+
+    def deletion_mask(self, X, y=None, model=None, random_state=None):
+        """The entries :meth:`corrupt` would delete with the same seed.
+
+        Returns
+        -------
+        mask : ndarray of bool of shape (n_samples, n_features), or sparse boolean matrix
+            A boolean ndarray for dense input and for DataFrames. For a sparse ``X``, a sparse
+            boolean matrix of ``X``'s format holding the entries whose stored value changes:
+            the deleted stored entries and, with ``fill=np.nan``, the deleted implicit zeros
+            (with ``fill=0.0`` a deleted implicit zero changes nothing and is not listed).
+        """
+        data, y = self._validate_call(X, y, model)
+        rng = check_generator(random_state)
+        bound = self._bind(data)
+        view = data.model_view(model)
+        if data.kind == "sparse":
+            fill = check_fill(self.fill)
+            return data.deletion_matrix(*bound._sparse_deletion(data.values, y, view, rng, fill))
+        return bound._deletion_mask(data.values, y, view, rng)
+
+    def _corrupt_data(self, data, y, model, rng):
+        fill = check_fill(self.fill)
+        if data.non_numeric and not np.isnan(fill):
+            raise ValueError(
+                f"{type(self).__name__}: fill={fill!r} cannot be written into the non-numeric "
+                f"column(s) {data.column_names(data.non_numeric)} of X; use fill=np.nan, which "
+                "deletes their entries as missing values."
+            )
+        bound = self._bind(data)
+        view = data.model_view(model)
+        if data.kind == "sparse":
+            deletion = bound._sparse_deletion(data.values, y, view, rng, fill)
+            return data.apply_deletion(*deletion, fill)
+        return bound._corrupt(data.values, y, view, rng)
 
     def _corrupt(self, X, y, model, rng):
         fill = check_fill(self.fill)
         mask = self._deletion_mask(X, y, model, rng)
         X[mask] = fill
         return X
+
+    def _sparse_deletion(self, X, y, model, rng, fill):
+        """The deletion of a CSR matrix: ``(deleted, extra_rows, extra_cols)``.
+
+        ``deleted`` flags the stored entries to delete (one per stored entry, CSR order);
+        ``(extra_rows, extra_cols)`` are the implicit zeros to delete, listed only when
+        ``fill`` is not 0. This default computes ``_deletion_mask`` block of rows by block of
+        rows on densified blocks of at most ``_BLOCK_ENTRIES`` entries.
+        """
+        m, n = X.shape
+        step = max(1, _BLOCK_ENTRIES // max(1, n))
+        deleted = np.zeros(X.nnz, dtype=bool)
+        extra_rows, extra_cols = [np.zeros(0, dtype=np.intp)], [np.zeros(0, dtype=np.intp)]
+        for start in range(0, m, step):  # blocks of rows, not single rows
+            stop = min(start + step, m)
+            lo, hi = X.indptr[start], X.indptr[stop]
+            local_rows = np.repeat(np.arange(stop - start), np.diff(X.indptr[start:stop + 1]))
+            block = X[start:stop].toarray()
+            mask = self._deletion_mask(block, None if y is None else y[start:stop], model, rng)
+            deleted[lo:hi] = mask[local_rows, X.indices[lo:hi]]
+            if fill != 0:
+                mask[local_rows, X.indices[lo:hi]] = False
+                r, c = np.nonzero(mask)
+                extra_rows.append(r + start)
+                extra_cols.append(c)
+        return deleted, np.concatenate(extra_rows), np.concatenate(extra_cols)
 
     def _deletion_mask(self, X, y, model, rng):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -30,18 +30,21 @@ exact; group corruptions choose among all groups and leave NaN entries of a chos
 
 from __future__ import annotations
 
+import copy
 from typing import ClassVar
 
 import numpy as np
 
 from .._validation import (
     check_count_or_fraction,
+    check_group_names,
     check_groups,
     check_matrix,
     check_nonnegative,
     check_option,
 )
 from ._base import Corruption, DeletionCorruption
+from ._sparse import cells_of_units, choose_stored, sample_implicit_zeros, stored_rows
 
 __all__ = ["RandomDeletion", "GroupDeletion", "MarginalResampling", "FeatureNoise"]
 
@@ -53,6 +56,14 @@ def _round_half_up(x) -> np.ndarray:
     """Nearest integer of non-negative ``x``, halves (up to a relative 1e-12) rounded up."""
     x = np.asarray(x, dtype=np.float64)
     return np.floor(x + 0.5 + _ROUND_RTOL * np.maximum(1.0, x)).astype(np.intp)
+
+
+def _counts(n_candidates: np.ndarray, k, fraction) -> np.ndarray:
+    """Units to corrupt in rows with ``n_candidates`` candidates: ``min(k, m)`` or the rounded
+    fraction of ``m`` (see the module docstring)."""
+    if k is not None:
+        return np.minimum(n_candidates, k)
+    return np.minimum(n_candidates, _round_half_up(fraction * n_candidates))
 
 
 def _choose_per_row(eligible: np.ndarray, k, fraction, rng: np.random.Generator) -> np.ndarray:
@@ -75,17 +86,27 @@ def _choose_per_row(eligible: np.ndarray, k, fraction, rng: np.random.Generator)
         ``chosen.sum(axis=1)`` is exactly the count per row, and ``chosen`` implies ``eligible``.
     """
     n_rows, n_units = eligible.shape
-    n_eligible = eligible.sum(axis=1)
-    if k is not None:
-        counts = np.minimum(n_eligible, k)
-    else:
-        counts = np.minimum(n_eligible, _round_half_up(fraction * n_eligible))
+    counts = _counts(eligible.sum(axis=1), k, fraction)
     keys = rng.random((n_rows, n_units))
     keys[~eligible] = np.inf  # ineligible units sort last and are never among the first `count`
     order = np.argsort(keys, axis=1)
     chosen = np.zeros((n_rows, n_units), dtype=bool)
     np.put_along_axis(chosen, order, np.arange(n_units) < counts[:, None], axis=1)
     return chosen
+
+
+def _no_cells():
+    return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+
+
+def _with_group_positions(corruption, data):
+    """``corruption`` with its ``groups`` given by column positions (names resolved on ``X``)."""
+    groups = check_group_names(corruption.groups, data.columns)
+    if groups is corruption.groups:
+        return corruption
+    bound = copy.copy(corruption)
+    bound.groups = groups
+    return bound
 
 
 def _unit_of_column(units: list[np.ndarray], n_features: int) -> np.ndarray:
@@ -168,6 +189,27 @@ class RandomDeletion(DeletionCorruption):
             eligible &= X != 0
         return _choose_per_row(eligible, k, fraction, rng)
 
+    def _sparse_deletion(self, X, y, model, rng, fill):
+        k, fraction = check_count_or_fraction(self.k, self.fraction)
+        among = check_option(self.among, "among", ("all", "nonzero"))
+        m, n = X.shape
+        rows = stored_rows(X)
+        keys = rng.random(X.nnz)  # first, as the dense path's keys (see the class Notes)
+        present = ~np.isnan(X.data)
+        eligible = present & (X.data != 0) if among == "nonzero" else present
+        n_eligible = np.bincount(rows, weights=eligible, minlength=m).astype(np.intp)
+        if among == "nonzero":
+            counts = _counts(n_eligible, k, fraction)
+            return choose_stored(X, eligible, keys, counts), *_no_cells()
+        n_implicit = n - np.diff(X.indptr)
+        counts = _counts(n_eligible + n_implicit, k, fraction)
+        # how many of a uniform subset of the row's present entries fall on stored ones
+        on_stored = rng.hypergeometric(n_eligible, n_implicit, counts) if m else counts
+        deleted = choose_stored(X, eligible, keys, on_stored)
+        if fill == 0:  # deleting an implicit zero changes nothing
+            return deleted, *_no_cells()
+        return deleted, *sample_implicit_zeros(X, counts - on_stored, rng)
+
 
 class GroupDeletion(DeletionCorruption):
     """Delete whole predefined groups of features, chosen at random in every row.
@@ -225,6 +267,23 @@ class GroupDeletion(DeletionCorruption):
         mask = _expand_to_columns(chosen, _unit_of_column(groups, X.shape[1]), pad=False)
         return mask & ~np.isnan(X)
 
+    def _sparse_deletion(self, X, y, model, rng, fill):
+        groups = check_groups(self.groups, X.shape[1])
+        k, fraction = check_count_or_fraction(self.k, self.fraction)
+        chosen = _choose_per_row(np.ones((X.shape[0], len(groups)), dtype=bool), k, fraction, rng)
+        unit_of = _unit_of_column(groups, X.shape[1])
+        padded = np.concatenate([chosen, np.zeros((X.shape[0], 1), dtype=bool)], axis=1)
+        deleted = padded[stored_rows(X), unit_of[X.indices]] & ~np.isnan(X.data)
+        if fill == 0:
+            return deleted, *_no_cells()
+        rows, cols = cells_of_units(chosen, groups)
+        n = X.shape[1]
+        implicit = ~np.isin(rows * n + cols, stored_rows(X) * n + X.indices)
+        return deleted, rows[implicit], cols[implicit]
+
+    def _bind(self, data):
+        return _with_group_positions(self, data)
+
 
 class MarginalResampling(Corruption):
     """Replace random features (or groups) by their values in a random reference row.
@@ -278,12 +337,20 @@ class MarginalResampling(Corruption):
     """
 
     level_params: ClassVar[tuple[str, ...]] = ("fraction", "k")
+    column_kinds: ClassVar[str] = "any"
 
     def __init__(self, *, k=None, fraction=None, groups=None, reference=None):
         self.k = k
         self.fraction = fraction
         self.groups = groups
         self.reference = reference
+
+    def _bind(self, data):
+        bound = _with_group_positions(self, data)
+        if data.kind == "DataFrame" and self.reference is not None:
+            bound = copy.copy(bound)
+            bound.reference = data.encode_other(self.reference, name="reference")
+        return bound
 
     def _corrupt(self, X, y, model, rng):
         n_rows, n_features = X.shape
