@@ -34,6 +34,14 @@ else:  # pragma: no cover - only before any robust estimator exists
 _UNREGISTERED = [
     # -- robustclf.missing --
     # -- robustclf.ensemble --
+    (lambda: __import__("robustclf.ensemble", fromlist=["ensemble"]).MixtureOfExpertsClassifier(
+        n_estimators=5, random_state=0),
+     {"check_sample_weight_equivalence_on_dense_data": "bootstrap resamples drawn in "
+      "proportion to the weights: equal to those of the repeated rows in distribution only "
+      "(exact for rows repeated in place, tested in tests/ensemble); the check shuffles them"}),
+    (lambda: __import__("robustclf.ensemble", fromlist=["ensemble"]).WeightResamplingClassifier(
+        __import__("sklearn.tree", fromlist=["tree"]).DecisionTreeClassifier(
+            max_depth=3, random_state=0), max_samples=1.0, random_state=0), {}),
     # -- robustclf.linear --
 ]
 

@@ -19,8 +19,8 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .._validation import check_groups
 
-__all__ = ["RowSampler", "checked_weights", "make_units", "importance", "marginal_error",
-           "deemphasize", "draw_ranks"]
+__all__ = ["RowSampler", "checked_weights", "weighted_nanmean", "make_units", "importance",
+           "marginal_error", "deemphasize", "draw_ranks"]
 
 #: Largest perturbed batch (number of float64 entries, 32 MB) handed to one ``predict`` call.
 _MAX_ELEMENTS = 1 << 22
@@ -38,6 +38,18 @@ def checked_weights(sample_weight, X) -> np.ndarray | None:
                          "positive weight.")
     return weight
 
+
+
+
+def weighted_nanmean(X: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+    """Column means over the present (non-NaN) entries, each row counted with its weight.
+
+    A column with no present entry of positive weight gets 0.
+    """
+    present = ~np.isnan(X)
+    w = np.ones(X.shape[0]) if weight is None else weight
+    mass = present.T.astype(np.float64) @ w
+    return np.where(present, X, 0.0).T @ w / np.where(mass > 0, mass, 1.0)
 
 
 class RowSampler:

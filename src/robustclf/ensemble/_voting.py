@@ -24,6 +24,11 @@ features otherwise). The sub-models of least dependence vote: on a row where som
 is awake (dependence 0), exactly the awake ones; when all sleep, the least affected ones, given
 the training mean of each column they miss. Columns a voting sub-model does not depend on are
 filled with the mean too, which cannot change its prediction.
+
+NaN in the training data (``nan_policy="absent"``) is passed to base learners that accept it
+(their tags' ``allow_nan``: scikit-learn's decision trees do) and replaced by the column's
+(weighted) mean over its present entries for the others; the statistics of FeatureBoost are
+computed on the same matrix the sub-models are trained on.
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_option
+from ._sampling import checked_weights, weighted_nanmean
 
 __all__ = ["NAN_POLICIES", "VotingEnsembleMixin", "default_estimator", "seeded_clone",
            "used_columns"]
@@ -117,6 +124,20 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
 
     def _check_nan_policy(self) -> str:
         return check_option(self.nan_policy, "nan_policy", NAN_POLICIES)
+
+    def _fit_input(self, X, y, sample_weight, base):
+        """Validated ``X, y``, the checked weights, and the matrix the sub-models are fit on.
+
+        Sets ``column_means_`` (weighted means of the present entries).
+        """
+        finite = "allow-nan" if self._check_nan_policy() == "absent" else True
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=finite)
+        weight = checked_weights(sample_weight, X)
+        self.column_means_ = weighted_nanmean(X, weight)
+        missing = np.isnan(X)
+        if missing.any() and not get_tags(base).input_tags.allow_nan:
+            X = np.where(missing, self.column_means_[None, :], X)
+        return X, y, weight
 
     def _check_predict_input(self, X) -> np.ndarray:
         check_is_fitted(self)
@@ -206,11 +227,10 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
         X = self._check_predict_input(X)
         return self._vote(X)
 
-    def _finish_fit(self, X: np.ndarray, sample_weight: np.ndarray | None) -> None:
-        """Used features, (weighted) column means for absent entries, a non-zero weight vector."""
+    def _finish_fit(self) -> None:
+        """Used features of every sub-model and a guard against an all-zero weight vector."""
         self.used_features_ = [cols[used_columns(model, cols.size)] for model, cols
                                in zip(self.estimators_, self.feature_subsets_, strict=True)]
-        self.column_means_ = np.average(X, axis=0, weights=sample_weight)
         weights = np.asarray(self.estimator_weights_, dtype=np.float64)
         if not (weights > 0).any():
             self.estimator_weights_ = np.ones_like(weights)

@@ -6,12 +6,11 @@ import math
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import has_fit_parameter, validate_data
+from sklearn.utils.validation import has_fit_parameter
 
 from .._validation import check_fraction, check_generator, check_int, check_option
 from ._sampling import (
     RowSampler,
-    checked_weights,
     deemphasize,
     importance,
     make_units,
@@ -67,8 +66,9 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
     nan_policy : {"absent", "raise"}, default="absent"
         Meaning of NaN in ``predict`` / ``predict_proba``. ``"absent"``: the feature is absent
         for that row and the row is predicted by sleeping experts (see Notes); ``"raise"``:
-        NaN is an error, as in scikit-learn. ``fit`` never accepts NaN (impute the training
-        data, or code a missing value as a value of its own).
+        NaN is an error, as in scikit-learn. In ``fit``, with ``"absent"``, NaN is passed to
+        a base learner that accepts it (decision trees do) and replaced by the column's mean
+        over its present entries otherwise.
 
     Attributes
     ----------
@@ -79,10 +79,10 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
     feature_subsets_ : list of ndarray of int
         The columns each sub-model was trained on and is given at prediction.
     used_features_ : list of ndarray of int
-        The columns each sub-model's prediction depends on (a subset of its
-        ``feature_subsets_``): split features of a tree, nonzero coefficients of a linear
-        model, positive ``feature_importances_``, else all its columns. An expert sleeps on a
-        row in which one of them is NaN.
+        The columns each sub-model's prediction can depend on (a subset of its
+        ``feature_subsets_``): split features of a tree or of a forest / boosting of trees,
+        nonzero coefficients of a linear model, positive ``feature_importances_``, else all
+        its columns. A non-tree expert sleeps on a row in which one of them is NaN.
     column_means_ : ndarray of shape (n_features,)
         (Weighted) training means, given for absent features when every expert sleeps.
     estimator_weights_ : ndarray of shape (n_estimators,)
@@ -124,15 +124,18 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
       Weights ``w`` are clipped at 0 after the update so that p stays a distribution.
     * Features are removed afresh from the full set in every round (p carries the memory).
     * Test rows with NaN are predicted by sleeping experts (§6: "only hypotheses with no
-      missing values vote"). An expert sleeps exactly when a feature it *uses*
-      (``used_features_``) is missing: one that does not use it predicts what it would with
-      the feature present, so its vote is exact. (Sleeping whenever any column it was trained
-      on is missing, the earlier rule, silences nearly every expert since each keeps >= 85 %
-      of the columns, and was worse than mean-filling on votes; it is not offered.) When every
-      expert uses some missing feature of a row, the experts with the fewest missing used
-      features vote, with the training mean in place of what they miss
-      (:mod:`robustclf.ensemble._voting`): the vote of the least affected experts, which is
-      the sleeping rule itself whenever one expert is fully awake.
+      missing values vote"). An expert sleeps on a row exactly when its prediction for that
+      row depends on a missing feature: for a tree, when the row's path (followed on the
+      present features) reaches a split on a missing feature; for another learner, when one
+      of its ``used_features_`` is missing. An awake expert predicts what it would with the
+      missing values present, so its vote is exact. When every expert sleeps on a row, the
+      experts that need the fewest missing features vote, given the training means of what
+      they miss (:mod:`robustclf.ensemble._voting`); this is the sleeping rule itself whenever
+      one expert is awake. The earlier rule (sleep when any column the expert was trained on
+      is missing) silenced nearly every expert, each keeping >= 85 % of the columns; on votes
+      with 2 NaN per row it had error 0.129 against 0.081 for mean-filling, and sleeping on
+      the union of a tree's split features still 0.112, while the per-row rule has 0.073
+      (50 paired splits). Neither older rule is offered.
     * ``sample_weight``: a row of weight k counts as k copies of the row everywhere: in the
       weighted training error eps_t, in the draws of sampled examples and donors of IMPORTANCE
       and MARGINALIZE (proportional to the weights), and in each sub-model's fit (its own
@@ -194,7 +197,7 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data, without missing values.
+            Training data; NaN is handled as ``nan_policy`` says.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights, not all zero; a row of weight k counts as k copies of
@@ -206,12 +209,11 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
         self : FeatureBoostClassifier
         """
         params = self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        base = default_estimator(self.estimator)
+        X, y, weight = self._fit_input(X, y, sample_weight, base)
         check_classification_targets(y)
-        weight = checked_weights(sample_weight, X)
         rng = check_generator(self.random_state)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
-        base = default_estimator(self.estimator)
         fit_member = _member_fitter(base, weight)
         sampler = RowSampler(X.shape[0], weight)
         n_rounds = params["n_estimators"]
@@ -264,7 +266,7 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
         self.feature_distribution_ = (w / w.sum() if w.sum() > 0
                                       else np.full(n_units, 1.0 / n_units))
         self.units_ = units
-        self._finish_fit(X, weight)
+        self._finish_fit()
         return self
 
     @staticmethod

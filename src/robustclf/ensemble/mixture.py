@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
 from .._validation import check_generator, check_int, check_option
-from ._sampling import RowSampler, checked_weights
+from ._sampling import RowSampler
 from ._voting import VotingEnsembleMixin, default_estimator, seeded_clone
 
 __all__ = ["MixtureOfExpertsClassifier"]
@@ -52,7 +51,8 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
     nan_policy : {"absent", "raise"}, default="absent"
         Meaning of NaN in ``predict`` / ``predict_proba``: an absent feature, handled by
         sleeping experts as in :class:`FeatureBoostClassifier` (``"absent"``), or an error
-        (``"raise"``). ``fit`` never accepts NaN.
+        (``"raise"``). In ``fit``, NaN is passed to a base learner that accepts it and
+        replaced by the column's mean over its present entries otherwise.
 
     Attributes
     ----------
@@ -112,13 +112,11 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
         """
         n_estimators = check_int(self.n_estimators, "n_estimators")
         check_option(self.voting, "voting", ("hard", "soft"))
-        self._check_nan_policy()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        base = default_estimator(self.estimator)
+        X, y, weight = self._fit_input(X, y, sample_weight, base)
         check_classification_targets(y)
-        weight = checked_weights(sample_weight, X)
         rng = check_generator(self.random_state)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
-        base = default_estimator(self.estimator)
         sampler = RowSampler(X.shape[0], weight)
         size = max(1, round(sampler.total))
         # per class, the sampler of its rows, for a class missing from a resample
@@ -138,7 +136,7 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
         self.samples_ = samples
         self.feature_subsets_ = [np.arange(X.shape[1])] * n_estimators
         self.estimator_weights_ = np.ones(n_estimators)
-        self._finish_fit(X, weight)
+        self._finish_fit()
         return self
 
 

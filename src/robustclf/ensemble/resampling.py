@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_generator, check_option
-from ._sampling import checked_weights
+from ._sampling import checked_weights, weighted_nanmean
 from ._voting import NAN_POLICIES
 
 __all__ = ["WeightResamplingClassifier"]
@@ -66,11 +66,11 @@ class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
         Seeds the resampling (AdaBoost sets it per round).
     nan_policy : {"absent", "raise"}, default="absent"
         Meaning of NaN in ``X``. ``"absent"``: if the learner accepts NaN (its tags'
-        ``allow_nan``, e.g. histogram gradient boosting) NaN is passed to it, at fit and at
-        prediction time; otherwise ``fit`` rejects NaN and an absent entry at prediction time
-        is given the training mean of its column (weighted by ``sample_weight``), the
-        imputation a single model without a missing-value mechanism of its own can take.
-        ``"raise"``: NaN is an error.
+        ``allow_nan``, e.g. decision trees, histogram gradient boosting) NaN is passed to it,
+        at fit and at prediction time; otherwise an absent entry is given the training mean of
+        its column over the present entries (weighted by ``sample_weight``), at fit and at
+        prediction time: the imputation a single model without a missing-value mechanism of
+        its own can take. ``"raise"``: NaN is an error.
 
     Attributes
     ----------
@@ -130,17 +130,18 @@ class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : WeightResamplingClassifier
         """
-        finite = "allow-nan" if self._native_nan() else True
+        policy = check_option(self.nan_policy, "nan_policy", NAN_POLICIES)
+        finite = "allow-nan" if policy == "absent" else True
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=finite)
         check_classification_targets(y)
         weight = checked_weights(sample_weight, X)
+        self.column_means_ = weighted_nanmean(X, weight)
+        X = self._absent_as_mean(X)
         size = self._resample_size(X.shape[0], weight)
         share = np.ones(X.shape[0]) if weight is None else weight
         expected = size * share / share.sum()
         self.counts_ = residual_counts(expected, size, check_generator(self.random_state))
         self.classes_ = np.unique(y)
-        self.column_means_ = np.nanmean(X, axis=0) if weight is None else _weighted_nanmean(
-            X, weight)
         rows = np.repeat(np.arange(X.shape[0]), self.counts_)
         self.estimator_ = clone(self.estimator).fit(X[rows], y[rows])
         return self
@@ -149,6 +150,10 @@ class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         finite = "allow-nan" if self.nan_policy == "absent" else True
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=finite)
+        return self._absent_as_mean(X)
+
+    def _absent_as_mean(self, X: np.ndarray) -> np.ndarray:
+        """``X`` with NaN replaced by the column means, unless the learner takes NaN itself."""
         missing = np.isnan(X)
         if self._native_nan() or not missing.any():
             return X
@@ -156,7 +161,8 @@ class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Predictions of the fitted learner (NaN handled as ``nan_policy`` says)."""
-        return self.estimator_.predict(self._check_predict_input(X))
+        X = self._check_predict_input(X)
+        return self.estimator_.predict(X)
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X) -> np.ndarray:
@@ -167,9 +173,3 @@ class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
         proba[:, cols] = self.estimator_.predict_proba(X)
         return proba
 
-
-def _weighted_nanmean(X: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """Column means over the present entries, each row counted with its weight."""
-    present = ~np.isnan(X)
-    w = present * weight[:, None]
-    return np.where(present, X, 0.0).T @ weight / np.maximum(w.sum(axis=0), 1e-300)
