@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_generator, check_labels, check_matrix, check_nonnegative
+from ._containers import FrameData, SparseData, is_dataframe
 from ._random import _round_half_up
 
 __all__ = ["inject_outliers"]
@@ -23,9 +25,10 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The authentic samples. NaN and infinite values are rejected.
-    y : array-like of shape (n_samples,)
+    X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+        The authentic samples. NaN and infinite values are rejected; a DataFrame must have
+        numeric columns only (the outliers are real vectors).
+    y : array-like or Series of shape (n_samples,)
         Their labels; ``y_out`` keeps this dtype.
     model : array-like of shape (n_features,), or fitted binary classifier
         The model the outliers contradict.
@@ -54,10 +57,18 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
 
     Returns
     -------
-    X_out : ndarray of shape (n_samples + n1, n_features), dtype float64
-        The authentic rows first, in their order, then the ``n1`` outliers.
-    y_out : ndarray of shape (n_samples + n1,)
-        ``y`` followed by the outliers' labels, with ``y``'s dtype.
+    X_out : ndarray, DataFrame or sparse matrix of shape (n_samples + n1, n_features)
+        The authentic rows first, in their order, then the ``n1`` outliers, in ``X``'s
+        container: a float64 ndarray; a DataFrame with ``X``'s columns, a fresh
+        ``RangeIndex(n_samples + n1)`` (the authentic rows' labels are not kept, so that the
+        outliers never share a label with them) and ``X``'s dtypes where the outliers' real
+        values fit them (integer columns become float64); or a float64 sparse matrix of ``X``'s
+        format, whose authentic rows keep their sparsity (the outlier rows are dense by nature).
+        A model fitted on a DataFrame (or sparse matrix) is queried with the outliers in the
+        same container.
+    y_out : ndarray or Series of shape (n_samples + n1,)
+        ``y`` followed by the outliers' labels, with ``y``'s dtype; a Series (with ``y``'s name
+        and ``X_out``'s index) when ``y`` is one.
     is_outlier : ndarray of bool, shape (n_samples + n1,)
         True on the appended outlier rows.
 
@@ -80,9 +91,10 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
     >>> bool(np.all(y_out[is_outlier] == -np.sign(X_out[is_outlier] @ beta)))
     True
     """
-    X = check_matrix(X)
+    data = _NumericData(X)
+    X = data.values
     n_samples, n_features = X.shape
-    y = check_labels(y, n_samples)
+    y_in, y = y, check_labels(y, n_samples)
     n_outliers = _resolve_n_outliers(n_outliers, outlier_ratio, n_samples)
     scale = check_nonnegative(scale, "scale")
     if scale == 0:
@@ -90,7 +102,7 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
     rng = check_generator(random_state)
 
     X_outliers = rng.uniform(-scale, scale, size=(n_outliers, n_features))
-    labels = _opposite_labels(model, X_outliers, y)
+    labels = _opposite_labels(model, X_outliers, y, data.model_input)
     try:
         cast = labels.astype(y.dtype)
     except (TypeError, ValueError):
@@ -99,10 +111,55 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
         raise ValueError(
             f"model's labels {np.unique(labels).tolist()} cannot be stored in y's dtype {y.dtype}."
         )
-    X_out = np.concatenate([X, X_outliers], axis=0)
     y_out = np.concatenate([y, cast])
     is_outlier = np.arange(n_samples + n_outliers) >= n_samples
+    if data.kind == "array":
+        return np.concatenate([X, X_outliers], axis=0), y_out, is_outlier
+    if data.kind == "sparse":
+        stacked = sp.vstack([X, sp.csr_matrix(X_outliers)], format="csr")
+        return data.restore(stacked), y_out, is_outlier
+    import pandas as pd
+
+    index = pd.RangeIndex(n_samples + n_outliers)
+    X_out = data.restore(np.concatenate([X, X_outliers], axis=0), index=index)
+    if isinstance(y_in, pd.Series):
+        y_out = pd.Series(y_out, index=index, name=y_in.name)
     return X_out, y_out, is_outlier
+
+
+class _NumericData:
+    """X as inject_outliers reads it: a float64 copy of its values, and how to write back."""
+
+    def __init__(self, X):
+        if sp.issparse(X):
+            self.kind, self.adaptor = "sparse", SparseData(X)
+        elif is_dataframe(X):
+            self.kind, self.adaptor = "DataFrame", FrameData(X)
+            if self.adaptor.non_numeric:
+                names = self.adaptor.column_names(self.adaptor.non_numeric)
+                raise ValueError(
+                    f"X has non-numeric column(s) {names}; outliers are uniform real vectors, "
+                    "so inject_outliers needs numeric columns (encode or drop them first)."
+                )
+        else:
+            self.kind, self.adaptor = "array", None
+        values = X if self.adaptor is None else self.adaptor.values
+        self.values = check_matrix(values, accept_sparse=True)  # NaN and inf are rejected
+        if self.kind == "sparse":
+            self.values.sum_duplicates()
+
+    def restore(self, values, **kwargs):
+        return self.adaptor.restore(values, **kwargs)
+
+    def model_input(self, X_outliers: np.ndarray):
+        """The outliers in the container a model fitted on X expects."""
+        if self.kind == "DataFrame":
+            import pandas as pd
+
+            return self.adaptor.restore(X_outliers, index=pd.RangeIndex(X_outliers.shape[0]))
+        if self.kind == "sparse":
+            return self.adaptor.restore(sp.csr_matrix(X_outliers))
+        return X_outliers
 
 
 def _resolve_n_outliers(n_outliers, outlier_ratio, n_samples: int) -> int:
@@ -118,8 +175,12 @@ def _resolve_n_outliers(n_outliers, outlier_ratio, n_samples: int) -> int:
     return int(_round_half_up(ratio * n_samples))
 
 
-def _opposite_labels(model, X_outliers: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Labels of the outliers: the opposite of what ``model`` says about them."""
+def _opposite_labels(model, X_outliers: np.ndarray, y: np.ndarray,
+                     model_input=lambda X: X) -> np.ndarray:
+    """Labels of the outliers: the opposite of what ``model`` says about them.
+
+    ``model_input`` turns the outliers into the container the model was fitted on.
+    """
     n_features = X_outliers.shape[1]
     if hasattr(model, "predict"):
         check_is_fitted(model)
@@ -138,7 +199,7 @@ def _opposite_labels(model, X_outliers: np.ndarray, y: np.ndarray) -> np.ndarray
         classes = np.asarray(classes)
         if X_outliers.shape[0] == 0:
             return classes[:0]
-        predicted = np.asarray(model.predict(X_outliers))
+        predicted = np.asarray(model.predict(model_input(X_outliers)))
         return np.where(predicted == classes[0], classes[1], classes[0])
 
     try:
