@@ -7,9 +7,12 @@ For fixed scalings ``s`` both bias readings are one convex QP in ``gamma_i = alp
 (the coefficients of ``w = sum_i gamma_i phi(x_i)`` in the *unscaled* feature space)::
 
     min_gamma  1/2 gamma' K gamma - sum_i s_i y_i gamma_i
-    s.t.       0 <= y_i gamma_i <= C / s_i,   sum_i a_i gamma_i = 0,                    (*)
+    s.t.       0 <= y_i gamma_i <= C_i / s_i,   sum_i a_i gamma_i = 0,                  (*)
 
-which is the dual Eq. (7) after the substitution ``alpha_i = s_i y_i gamma_i``. The equality
+which is the dual Eq. (7) after the substitution ``alpha_i = s_i y_i gamma_i``. ``C_i = C w_i``
+is the cost of row ``i``'s slack (``w_i`` its sample weight, 1 by default): the primal charges
+``C sum_i w_i xi_i``, so an integer weight ``k`` gives the box of ``k`` copies of the row (whose
+coefficients add up), as in scikit-learn's SVC. The equality
 constraint is the stationarity in the bias ``b`` (whose multiplier ``b`` is):
 
 * ``"scaled"`` — Eq. (6) as written, ``(1/s_i) y_i (w.x_i + b) >= 1 - xi_i``: ``a_i = 1``, i.e.
@@ -89,8 +92,13 @@ def decision_binary(K_sv: np.ndarray, s: np.ndarray, it: BinaryIterate) -> np.nd
     return score / s + it.intercept
 
 
+def _costs(C: float, sample_weight: np.ndarray | None):
+    """The slack costs ``C_i = C w_i`` (a scalar ``C`` without weights)."""
+    return C if sample_weight is None else C * sample_weight
+
+
 def _qp_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str,
-             ) -> tuple[np.ndarray, np.ndarray, float]:
+             sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """(*) solved as a QP by cvxpy + Clarabel; ``b`` is the multiplier of the equality."""
     import cvxpy as cp
 
@@ -99,7 +107,7 @@ def _qp_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str,
     yg = cp.multiply(y, g)
     eq = a @ g == 0
     prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(g, cp.psd_wrap(K)) - (s * y) @ g),
-                      [yg >= 0, yg <= C / s, eq])
+                      [yg >= 0, yg <= _costs(C, sample_weight) / s, eq])
     prob.solve(solver=cp.CLARABEL)
     if prob.status not in ("optimal", "optimal_inaccurate"):
         raise RuntimeError(f"Clarabel failed on the Eq. (6)/(7) QP: {prob.status}.")
@@ -117,8 +125,11 @@ def _qp_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str,
 def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, tol: float,
               solver: str = "libsvm", buffer: np.ndarray | None = None,
               start: tuple[np.ndarray, float, np.ndarray, np.ndarray] | None = None,
+              sample_weight: np.ndarray | None = None,
               ) -> tuple[np.ndarray, np.ndarray, float]:
     """Solve (*) for fixed ``s``; return support, ``c = alpha y / s`` and ``b``.
+
+    ``sample_weight`` (positive, shape ``(n,)``) scales the bounds: ``C_i = C w_i``.
 
     ``buffer`` (shape of ``K``) receives the rescaled kernel of the Eq. (7) reading, so that
     the iterations do not allocate a new ``n x n`` matrix each. ``start`` — the previous
@@ -129,15 +140,13 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
     doubled) the previous iterate says little about the new problem and the solve is cold.
     """
     if solver == "clarabel":
-        return _qp_step(K, y, s, C, bias)
+        return _qp_step(K, y, s, C, bias, sample_weight)
     cap = libsvm_max_iter(K.shape[0])
     if np.all(s == 1.0):
-        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=cap).fit(K, y)
+        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=cap)
+        svc.fit(K, y, sample_weight=sample_weight)
         return svc.support_, svc.dual_coef_[0].copy(), float(svc.intercept_[0])
-    if bias == "scaled":  # (*) in gamma itself: margins s_i, bounds C / s_i, kernel K
-        d, m, u = np.ones_like(s), s, C / s
-    else:  # (*) in delta = s gamma: margins 1, bounds C, kernel K / (s s')
-        d, m, u = 1.0 / s, np.ones_like(s), np.full_like(s, C)
+    d, m, u = _reading(s, _costs(C, sample_weight), bias)
     band = np.inf if start is None else _BAND + float(np.max(np.abs(start[3] / s - 1.0)))
     warm = None
     if band <= _MAX_BAND:
@@ -150,7 +159,8 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
     else:
         G = np.multiply(K, d[:, None], out=buffer)
         G *= d
-        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=cap).fit(G, y)
+        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=cap)
+        svc.fit(G, y, sample_weight=sample_weight)
         g, b = np.zeros_like(s), float(svc.intercept_[0])
         g[svc.support_] = svc.dual_coef_[0]
     coef = g * d
@@ -158,8 +168,21 @@ def _svm_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str, 
     return sup, coef[sup], b
 
 
+def _reading(s: np.ndarray, cost, bias: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row scaling ``d``, margins ``m`` and bounds ``u`` of (*) in the variables of a reading.
+
+    ``"scaled"``: (*) in ``gamma`` itself, margins ``s_i``, bounds ``C_i / s_i``, kernel ``K``.
+    ``"unscaled"``: (*) in ``delta = s gamma``, margins 1, bounds ``C_i``, kernel
+    ``K / (s s')``. ``cost`` is ``C`` or the per-row ``C_i``.
+    """
+    if bias == "scaled":
+        return np.ones_like(s), s, cost / s
+    return 1.0 / s, np.ones_like(s), cost * np.ones_like(s)
+
+
 def kkt_residual(K_coef: np.ndarray, coef: np.ndarray, b: float, y: np.ndarray,
-                 s: np.ndarray, C: float, bias: str) -> float:
+                 s: np.ndarray, C: float, bias: str,
+                 sample_weight: np.ndarray | None = None) -> float:
     """Largest violation of the KKT conditions of (*) at ``(coef, b)``, in margin units.
 
     In the variables of either reading (``g = coef / d`` with ``d = 1`` for ``"scaled"``,
@@ -179,11 +202,10 @@ def kkt_residual(K_coef: np.ndarray, coef: np.ndarray, b: float, y: np.ndarray,
     y, s : ndarray of shape (n,)
     C : float
     bias : {"scaled", "unscaled"}
+    sample_weight : ndarray of shape (n,) or None
+        Positive row weights: the bounds use ``C_i = C w_i``.
     """
-    if bias == "scaled":
-        d, m, u = np.ones_like(s), s, C / s
-    else:
-        d, m, u = 1.0 / s, np.ones_like(s), np.full_like(s, C)
+    d, m, u = _reading(s, _costs(C, sample_weight), bias)
     a = y * coef / d
     gap = y * (d * K_coef + b) - m
     at_zero = a <= 1e-6 * u               # libsvm's bounds are exact; an interior-point
@@ -229,6 +251,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
                patterns: np.ndarray, inverse: np.ndarray, *, C: float, max_iter: int,
                bias: str, tol: float, kernel_params: dict,
                solver: str = "libsvm", warm_start: bool = True, svm_tol: float = 1e-3,
+               sample_weight: np.ndarray | None = None,
                ) -> tuple[list[BinaryIterate], bool]:
     """Alternate an SVM solve for fixed ``s`` and ``s_i = ||w^(i)|| / ||w||`` (§3).
 
@@ -246,6 +269,10 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
         conditions, less time; ``False`` only for benchmarks and tests).
     svm_tol : float, default=1e-3
         libsvm's ``tol`` (its KKT tolerance) in every SVM solve.
+    sample_weight : ndarray of shape (n,) or None, default=None
+        Positive row weights (the caller drops rows of weight zero): the slack of row ``i``
+        costs ``C w_i`` in every SVM solve and in the recorded objective. The scaling update
+        does not involve them: ``s_i`` depends only on ``w`` and row ``i``'s valid features.
 
     Returns
     -------
@@ -262,20 +289,22 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
     start = None
     for _ in range(max_iter + 1):
         (sup, coef, b), capped = _recording_libsvm_cap(_svm_step, K, y, s, C, bias, svm_tol,
-                                                       solver, buffer, start)
+                                                       solver, buffer, start, sample_weight)
         sq, full = restricted_sq_norms(X0[sup], M[sup], coef, patterns, **kernel_params)
         s_new = scalings(sq, full)[inverse]
         dense = np.zeros(y.shape[0])
         dense[sup] = coef
         K_coef = K @ dense
         it = BinaryIterate(sup, coef, b, bias == "scaled", 0.0, s,
-                           kkt_residual(K_coef, dense, b, y, s, C, bias),
+                           kkt_residual(K_coef, dense, b, y, s, C, bias, sample_weight),
                            float(np.max(np.abs(s_new - s))), capped,
                            kkt_floor(K, dense, s, bias))
         if warm_start:
             start = (dense, b, K_coef, s)
         f = (K_coef + b) / s_new if it.scaled_bias else K_coef / s_new + b  # Eq. (7)
-        it.objective = 0.5 * full + C * float(np.maximum(0.0, 1.0 - y * f).sum())
+        hinge = np.maximum(0.0, 1.0 - y * f)
+        it.objective = 0.5 * full + C * float(
+            hinge.sum() if sample_weight is None else sample_weight @ hinge)
         iterates.append(it)
         if it.scaling_change < tol:
             return iterates, True

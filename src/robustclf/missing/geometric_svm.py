@@ -8,20 +8,33 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._compat import validate_data
 from .._convergence import warn_not_converged
 from .._validation import (
+    check_bool,
     check_fraction,
     check_generator,
     check_int,
     check_option,
     check_real,
 )
+from ..linear._base import NAN_POLICIES
 from ._geometric_solver import BinaryIterate, decision_binary, fit_binary, scalings
 from .kernels import masked_kernel, missingness_patterns, restricted_sq_norms
 
 __all__ = ["GeometricMarginSVC"]
+
+
+def _scale_gamma(X0: np.ndarray, weights: np.ndarray | None) -> float:
+    """``gamma="scale"``: ``1 / (n_features var)`` of all zero-filled entries, rows weighted."""
+    if weights is None:
+        var = X0.var()
+    else:
+        mean = weights @ X0.mean(axis=1) / weights.sum()
+        var = weights @ ((X0 - mean) ** 2).mean(axis=1) / weights.sum()
+    return 1.0 / (X0.shape[1] * var) if var > 0 else 1.0
 
 
 class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
@@ -43,6 +56,13 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     ordinary SVM on zero-filled data; without missing values the estimator *is* that SVM. A new
     instance is classified by Eq. (7), ``sign(sum_j y_j alpha_j K(x_j, x) / (s_j s_new))``, with
     ``s_new`` computed from its own valid features. Multi-class problems are one-vs-rest.
+
+    A row with no valid feature that carries weight (all NaN, or ``w^(x) = 0``) has
+    ``s_new = 0 / ||w||``; its scaling is taken as 1, as everywhere the ratio is undefined
+    (:func:`~robustclf.missing._geometric_solver.scalings`). With the linear kernel such a row
+    has ``K(x_j, x) = 0``, so its decision value is the intercept alone (both bias readings).
+    With the polynomial kernel the constant monomial ``coef0 ** (degree / 2)`` is present in
+    every row, so an all-NaN row is scored by that part of ``w`` plus the intercept.
 
     Parameters
     ----------
@@ -91,6 +111,11 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         kernel cache sets the floor (:func:`~robustclf.missing._geometric_solver.kkt_floor`).
     random_state : None, int or Generator, default=None
         Only used for the early-stopping split.
+    nan_policy : {"absent", "raise"}, default="absent"
+        What NaN in ``X`` means, at fit and at prediction. ``"absent"``: the feature is absent
+        from that row, handled natively (margins in each row's own subspace, as above).
+        ``"raise"``: NaN is an error (scikit-learn's "Input X contains NaN"), for data that
+        should be complete.
 
     Notes
     -----
@@ -151,7 +176,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
                  gamma: float | str = "scale", coef0: float = 1.0, max_iter: int = 5,
                  bias: str = "scaled", solver: str = "libsvm", early_stopping: bool = False,
                  validation_fraction: float = 0.2, tol: float = 1e-4, svm_tol: float = 1e-3,
-                 random_state=None):
+                 random_state=None, nan_policy: str = "absent"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -165,11 +190,15 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.svm_tol = svm_tol
         self.random_state = random_state
+        self.nan_policy = nan_policy
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = self.nan_policy == "absent"
         return tags
+
+    def _finiteness(self):
+        return "allow-nan" if self.nan_policy == "absent" else True
 
     def _check_params(self) -> None:
         if check_real(self.C, "C") <= 0:
@@ -184,8 +213,8 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         check_int(self.max_iter, "max_iter", minimum=0)
         check_option(self.bias, "bias", ("scaled", "unscaled"))
         check_option(self.solver, "solver", ("libsvm", "clarabel"))
-        if not isinstance(self.early_stopping, (bool, np.bool_)):
-            raise ValueError(f"early_stopping must be a bool, got {self.early_stopping!r}.")
+        check_bool(self.early_stopping, "early_stopping")
+        check_option(self.nan_policy, "nan_policy", NAN_POLICIES)
         frac = check_fraction(self.validation_fraction, "validation_fraction")
         if not 0.0 < frac < 1.0:
             raise ValueError(f"validation_fraction must be in (0, 1), got {frac}.")
@@ -196,30 +225,44 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     def _kernel_params(self) -> dict:
         return dict(kernel=self.kernel, degree=self.degree, gamma=self.gamma_, coef0=self.coef0)
 
-    def fit(self, X, y) -> GeometricMarginSVC:
+    def fit(self, X, y, sample_weight=None) -> GeometricMarginSVC:
         """Fit by the iterative algorithm of §3 (one-vs-rest for more than two classes).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks absent features.
+            Training data; never modified. NaN marks absent features (``nan_policy``).
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights. Eq. (6) charges ``C sum_i w_i xi_i``: every SVM solve
+            bounds row ``i``'s dual coefficient by ``C w_i`` (``C w_i / s_i`` in the Eq. 6
+            reading), so an integer weight ``k`` acts as ``k`` copies of the row, as in
+            scikit-learn's SVC; ``gamma="scale"`` uses the weighted variance. The scaling
+            update does not involve the weights. Rows of weight zero are removed before the
+            fit. With ``early_stopping`` the split is drawn among the rows of positive weight
+            and the validation error is weighted.
 
         Returns
         -------
         self
         """
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=self._finiteness())
         check_classification_targets(y)
+        weights = None
+        if sample_weight is not None:
+            weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                           ensure_non_negative=True)
+            keep = weights > 0
+            X, y, weights = X[keep], y[keep], weights[keep]
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
-            raise ValueError(f"y has only one class ({self.classes_[0]!r}); need at least 2.")
+            raise ValueError(f"y has only one class among the rows of positive weight "
+                             f"({self.classes_!r}); need at least 2.")
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
-        var = X0.var()
-        self.gamma_ = (1.0 / (X.shape[1] * var) if var > 0 else 1.0) \
-            if isinstance(self.gamma, str) else float(self.gamma)
+        self.gamma_ = _scale_gamma(X0, weights) if isinstance(self.gamma, str) \
+            else float(self.gamma)
 
         fit_idx = np.arange(X.shape[0])
         val_idx = None
@@ -227,6 +270,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
             seed = int(check_generator(self.random_state).integers(2**31 - 1))
             fit_idx, val_idx = train_test_split(fit_idx, test_size=self.validation_fraction,
                                                 random_state=seed, stratify=y_idx)
+        fit_weights = None if weights is None else weights[fit_idx]
         self.X_fit_, self.mask_fit_ = X0[fit_idx], M[fit_idx]
         patterns, inverse = missingness_patterns(self.mask_fit_)
         Xf, Mf = self.X_fit_, self.mask_fit_
@@ -239,7 +283,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
             its, conv = fit_binary(K, y_pm, Xf, Mf, patterns, inverse, C=float(self.C),
                                    max_iter=self.max_iter, bias=self.bias, tol=float(self.tol),
                                    kernel_params=self._kernel_params(), solver=self.solver,
-                                   svm_tol=float(self.svm_tol))
+                                   svm_tol=float(self.svm_tol), sample_weight=fit_weights)
             self.iterates_.append(its)
             converged.append(conv)
         n_its = max(len(its) for its in self.iterates_)
@@ -251,8 +295,9 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         self.best_iteration_ = n_its - 1
         self.validation_errors_ = None
         if val_idx is not None:
-            errors = np.array([np.mean(self._predict_at(X[val_idx], t) != y[val_idx])
-                               for t in range(n_its)])
+            val_weights = None if weights is None else weights[val_idx]
+            errors = np.array([np.average(self._predict_at(X[val_idx], t) != y[val_idx],
+                                          weights=val_weights) for t in range(n_its)])
             self.validation_errors_ = errors
             self.best_iteration_ = int(np.argmin(errors))
         self._report_convergence()
@@ -309,13 +354,15 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         (n_samples, n_classes).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=self._finiteness(),
+                          reset=False)
         scores = self._scores(X, self.best_iteration_)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X) -> np.ndarray:
         """Class labels by Eq. (7) (argmax of the one-vs-rest scores for several classes)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=self._finiteness(),
+                          reset=False)
         return self._predict_at(X, self.best_iteration_)
 
