@@ -19,9 +19,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
+from .._affine import affine_model
 from .._validation import check_budget, check_feature_values, check_fill, check_nonnegative
-from ..certify import worst_case_margin
+from .._worst_case import csr_knapsack_deletion
+from ..certify import _signed_rows, worst_case_margin
 from ._base import DeletionCorruption
 
 __all__ = ["GreedyDeletion", "OptimalDeletion", "BlackBoxGreedyDeletion", "model_margins"]
@@ -81,6 +84,9 @@ class GreedyDeletion(DeletionCorruption):
         return worst_case_margin(model, X, y, self.budget, self.feature_values,
                                  exact=False).greedy_mask
 
+    def _sparse_deletion(self, X, y, model, rng, fill):
+        return _linear_sparse_deletion(self, X, y, model, rng, fill)
+
 
 class OptimalDeletion(DeletionCorruption):
     """The optimal value-budgeted deletion against a linear model: the worst case itself.
@@ -131,6 +137,54 @@ class OptimalDeletion(DeletionCorruption):
             raise ValueError("X contains NaN; the optimal adversary needs complete rows.")
         return worst_case_margin(model, X, y, self.budget, self.feature_values, exact=True,
                                  time_limit=self.time_limit).attack_mask
+
+    def _sparse_deletion(self, X, y, model, rng, fill):
+        return _linear_sparse_deletion(self, X, y, model, rng, fill)
+
+
+def _linear_sparse_deletion(corruption, X, y, model, rng, fill):
+    """The linear adversaries on a CSR matrix.
+
+    Deleting ``x_j = 0`` only changes the margin through stored entries (an implicit zero
+    contributes nothing), so the worst case is a knapsack over the stored entries. For 0/1
+    feature values and an integer budget the greedy, relaxed and exact deletions coincide
+    (Dekel & Shamir, Lemma 1(b)); they are then found in O(nnz log nnz) by
+    :func:`robustclf._worst_case.csr_knapsack_deletion`, with the same order and ties as the
+    dense path. Other values: the dense path, on blocks of rows.
+    """
+    if np.isnan(X.data).any():
+        raise ValueError("X contains NaN; the linear adversaries need complete rows.")
+    values = check_feature_values(corruption.feature_values, X.shape[1])
+    budget = check_budget(corruption.budget, values)
+    if not (np.all((values == 0) | (values == 1)) and budget == int(budget)):
+        return DeletionCorruption._sparse_deletion(corruption, X, y, model, rng, fill)
+    aff = affine_model(model)
+    if aff.n_features != X.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} features, but the model has {aff.n_features}.")
+    true = _signed_rows(aff, y)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    scores = np.asarray(X @ aff.coef.T) + aff.intercept
+    worst = np.full(X.shape[0], np.inf)
+    deleted = np.zeros(X.nnz, dtype=bool)
+    if aff.coef.shape[0] == 1:  # binary: the margin of the true class, y (b + w.x)
+        sign = np.where(true == 1, 1.0, -1.0)
+        contrasts = [(sign * scores[:, 0], sign[rows] * aff.coef[0, X.indices])]
+    else:  # the true class t against every other class c, as in certify
+        top = scores[np.arange(X.shape[0]), true]
+        contrasts = (
+            (np.where(true == c, np.inf, top - scores[:, c]),
+             np.where(true[rows] == c, 0.0,
+                      aff.coef[true[rows], X.indices] - aff.coef[c, X.indices]))
+            for c in range(aff.coef.shape[0])
+        )
+    for margins, weights in contrasts:
+        gains = sp.csr_matrix((X.data * weights, X.indices, X.indptr), shape=X.shape)
+        harm, fractions = csr_knapsack_deletion(gains, values, budget)
+        better = margins - harm < worst
+        worst = np.where(better, margins - harm, worst)
+        deleted = np.where(better[rows], fractions.data == 1.0, deleted)
+    no_cells = np.zeros(0, dtype=np.intp)
+    return deleted, no_cells, no_cells
 
 
 def model_margins(model, X, y, response: str = "auto") -> np.ndarray:
