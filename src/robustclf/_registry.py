@@ -126,7 +126,13 @@ _ENTRIES: list[EstimatorEntry] = [
         "geometric_svc", _lazy("robustclf.missing", "GeometricMarginSVC", C=1.0, max_iter=2),
         robust=True, linear=False,
         description="geometric-margin SVM for absent (NaN) features, linear kernel, 2 scaling "
-                    "updates (Chechik et al. 2007)"),
+                    "updates (Chechik et al. 2007)",
+        expected_failed_checks={
+            "check_sample_weight_equivalence_on_dense_data": "weights are exact (C w_i in "
+            "every SVM solve), but libsvm stops at svm_tol=1e-3 and this check compares at "
+            "rtol 1e-7: it passes with svm_tol=1e-10 (10 s); tests/missing/"
+            "test_missing_weights_and_nan.py checks weights against repeated rows at "
+            "svm_tol=1e-9"}),
     EstimatorEntry(
         "featureboost",
         _lazy("robustclf.ensemble", "FeatureBoostClassifier", n_estimators=10,
