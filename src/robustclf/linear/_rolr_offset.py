@@ -3,7 +3,9 @@
 RoLR (Feng et al. 2014, Eq. 2) estimates a direction only. With ``fit_intercept=True`` the
 estimator calibrates it afterwards: a slope ``a >= 0`` and an offset ``b`` of a logistic model of
 the labels on the projections ``t_i = <beta_hat, z_i>`` of the rows kept by the preprocessing
-(:func:`fit_offset`), a tiny strictly convex problem solved by Newton's method.
+(:func:`fit_offset`), a tiny strictly convex problem solved by Newton's method. Row weights
+multiply each row's loss (a row of weight k counts as k rows, in the ridge and the stopping
+rule too).
 """
 
 from __future__ import annotations
@@ -30,29 +32,39 @@ class OffsetFit(NamedTuple):
     converged: bool
 
 
-def _offset_loss(theta: np.ndarray, t: np.ndarray, y: np.ndarray, ridge: float):
-    """Penalised logistic loss of ``a t + b``, its gradient and Hessian in ``theta = (a, b)``."""
+def _offset_loss(theta: np.ndarray, t: np.ndarray, y: np.ndarray, ridge: float,
+                 weights: np.ndarray | None = None):
+    """Penalised logistic loss of ``a t + b``, its gradient and Hessian in ``theta = (a, b)``.
+
+    With ``weights`` the loss of row ``i`` is multiplied by ``weights[i]``.
+    """
     margins = y * (theta[0] * t + theta[1])
-    loss = float(np.logaddexp(0.0, -margins).sum()) + 0.5 * ridge * float(theta @ theta)
+    losses = np.logaddexp(0.0, -margins)
+    loss = float(losses.sum() if weights is None else weights @ losses)
+    loss += 0.5 * ridge * float(theta @ theta)
     r = -y * expit(-margins)                         # d loss_i / d (a t_i + b)
     w = expit(margins) * expit(-margins)             # d^2 loss_i / d (a t_i + b)^2
+    if weights is not None:
+        r, w = weights * r, weights * w
     grad = np.array([r @ t, r.sum()]) + ridge * theta
     hess = np.array([[w @ (t * t), w @ t], [w @ t, w.sum()]]) + ridge * np.eye(2)
     return loss, grad, hess
 
 
-def _newton(theta, t, y, ridge, free):
+def _newton(theta, t, y, ridge, free, weights=None, total=None):
     """Damped Newton (Armijo backtracking) on the coordinates ``free`` of ``theta``.
 
-    Stops when ``||gradient_free||_inf <= _OFFSET_TOL * len(t)`` (first-order optimality),
-    never because the loss stopped moving. Returns ``(theta, gradient measure, n_iter, ok)``.
+    Stops when ``||gradient_free||_inf <= _OFFSET_TOL * total`` (first-order optimality;
+    ``total``: the number of rows, or their total weight), never because the loss stopped
+    moving. Returns ``(theta, gradient measure per unit of total, n_iter, ok)``.
     """
-    target = _OFFSET_TOL * max(t.size, 1)
-    loss, grad, hess = _offset_loss(theta, t, y, ridge)
+    size = max(t.size if total is None else total, 1)
+    target = _OFFSET_TOL * size
+    loss, grad, hess = _offset_loss(theta, t, y, ridge, weights)
     for k in range(_OFFSET_MAX_ITER + 1):
         measure = float(np.max(np.abs(grad[free])))
         if measure <= target:
-            return theta, measure / max(t.size, 1), k, True
+            return theta, measure / size, k, True
         if k == _OFFSET_MAX_ITER:
             break
         step = np.zeros(2)
@@ -60,17 +72,18 @@ def _newton(theta, t, y, ridge, free):
         slope, alpha = float(grad @ step), 1.0
         while alpha > 1e-20:
             trial = theta + alpha * step
-            trial_loss, trial_grad, trial_hess = _offset_loss(trial, t, y, ridge)
+            trial_loss, trial_grad, trial_hess = _offset_loss(trial, t, y, ridge, weights)
             if trial_loss <= loss + 1e-4 * alpha * slope:
                 break
             alpha *= 0.5
         else:
-            return theta, measure / max(t.size, 1), k, False   # line search failed
+            return theta, measure / size, k, False   # line search failed
         theta, loss, grad, hess = trial, trial_loss, trial_grad, trial_hess
-    return theta, measure / max(t.size, 1), _OFFSET_MAX_ITER, False
+    return theta, measure / size, _OFFSET_MAX_ITER, False
 
 
-def fit_offset(t: np.ndarray, y: np.ndarray) -> OffsetFit:
+def fit_offset(t: np.ndarray, y: np.ndarray,
+               sample_weight: np.ndarray | None = None) -> OffsetFit:
     """Slope ``a >= 0`` and offset ``b`` of a logistic model of ``y`` on the projections ``t``.
 
     Minimises the penalised negative log-likelihood (strictly convex)::
@@ -84,20 +97,28 @@ def fit_offset(t: np.ndarray, y: np.ndarray) -> OffsetFit:
     a second Newton solve over ``b`` alone. Both solves stop on the gradient,
     ``||grad||_inf <= 1e-10 N`` (``gradient`` in the result is that norm divided by ``N``).
 
+    With ``sample_weight`` each row's loss is multiplied by its weight and ``N`` is the total
+    weight (in ``r`` and in the stopping rule), so that a row of weight k acts as k rows.
+
     Parameters
     ----------
     t : ndarray of shape (N,)
     y : ndarray of shape (N,), entries in {-1, +1}
+    sample_weight : ndarray of shape (N,) or None, default=None
+        Non-negative row weights (None: all 1).
 
     Returns
     -------
     OffsetFit
     """
     t, y = np.asarray(t, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    ridge = _OFFSET_RIDGE * t.size
+    w = sample_weight
+    total = t.size if w is None else float(w.sum())
+    ridge = _OFFSET_RIDGE * total
     both = np.array([True, True])
-    theta, measure, n_iter, ok = _newton(np.zeros(2), t, y, ridge, both)
+    theta, measure, n_iter, ok = _newton(np.zeros(2), t, y, ridge, both, w, total)
     if theta[0] < 0.0:
-        theta, measure, extra, ok = _newton(np.zeros(2), t, y, ridge, np.array([False, True]))
+        theta, measure, extra, ok = _newton(np.zeros(2), t, y, ridge, np.array([False, True]),
+                                            w, total)
         n_iter += extra
     return OffsetFit(float(theta[0]), float(theta[1]), measure, n_iter, ok)

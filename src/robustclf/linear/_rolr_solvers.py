@@ -34,6 +34,19 @@ Solvers
     ``nu_nonnegative=True`` it solves Eq. (3) *as printed* (``nu >= 0``, i.e. ``sum t <= n``),
     whose maximiser is ``beta = 0`` whenever the trimmed sum is positive somewhere.
 
+Row weights
+-----------
+A row of weight ``w_i`` counts as ``w_i`` copies of the row (scikit-learn's ``sample_weight``).
+The trimmed sum then sums the smallest correlations up to a total *weight* ``n``, a fraction of a
+row's copies allowed: ``P(beta) = min_t t^T A beta`` over the capped simplex with caps ``w``,
+``{0 <= t_i <= w_i, sum_i t_i = n}``, and the dual is ``min ||A^T t||`` over the same set. The
+dual solver writes ``t = w * s`` with ``s`` in ``[0, 1]^N`` and runs the iteration that the
+copies would run (every copy of a row carries the same dual value): the gradient step in the
+metric ``sum_i w_i s_i^2``, with ``L = ||W^{1/2} A||_2^2``, and the projection in that metric,
+``s_i = clip(v_i - tau, 0, 1)`` with ``sum_i w_i s_i = n``. Integer weights thus give the
+iterates of the repeated rows (up to the Lanczos estimate of ``L`` and rounding); without
+weights every formula reduces to the unweighted one, computed as before.
+
 The rows may be centred and scaled, ``(x_i - center) / scale``, and a constant column
 ``intercept_scaling`` may be appended to them (inside the unit ball, like liblinear's); all three
 are handled implicitly, without copying ``X``. ``RobustLogisticRegression`` no longer uses the
@@ -51,7 +64,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 __all__ = ["RoLRSolution", "trimmed_sum", "project_capped_simplex", "solve_dual", "solve_socp",
-           "SOLVERS", "column_medians", "centred_row_norms"]
+           "SOLVERS", "column_medians", "centred_row_norms", "weighted_medians"]
 
 
 class RoLRSolution(NamedTuple):
@@ -82,36 +95,74 @@ class RoLRSolution(NamedTuple):
     collapsed: bool
 
 
-def trimmed_sum(z: np.ndarray, n: int) -> float:
-    """Sum of the ``n`` smallest entries of ``z`` (``[z]_(1) + ... + [z]_(n)`` in Eq. 2), O(N)."""
+def trimmed_sum(z: np.ndarray, n: float, weights: np.ndarray | None = None) -> float:
+    """Sum of the ``n`` smallest entries of ``z`` (``[z]_(1) + ... + [z]_(n)`` in Eq. 2), O(N).
+
+    With ``weights`` entry ``i`` counts ``weights[i]`` times and ``n`` is a total weight (real):
+    ``min_t t^T z`` over ``{0 <= t_i <= w_i, sum t_i = n}``, i.e. whole entries in increasing
+    order and a fraction of the entry where the weight ``n`` is reached (O(N log N)).
+    """
     z = np.asarray(z, dtype=np.float64)
+    if weights is not None:
+        return float(trimmed_weights(z, n, weights) @ z)
     if n >= z.size:
         return float(z.sum())
     return float(np.partition(z, n - 1)[:n].sum())
 
 
-def _capped_sum(v: np.ndarray, tau: float) -> tuple[float, int]:
-    """``h(tau) = sum_i clip(v_i - tau, 0, 1)`` and the number of entries strictly inside (0, 1)."""
+def trimmed_weights(z: np.ndarray, n: float, weights: np.ndarray) -> np.ndarray:
+    """The weights ``t`` of the weighted trimmed sum: ``t_i`` in ``[0, w_i]``, ``sum t = n``.
+
+    The smallest entries of ``z`` get their whole weight (ties in row order), the entry where
+    the cumulative weight passes ``n`` the remainder, the others 0.
+    """
+    order = np.argsort(z, kind="stable")
+    w = np.asarray(weights, dtype=np.float64)[order]
+    before = np.cumsum(w) - w                      # weight of the smaller entries
+    t = np.empty_like(w)
+    t[order] = np.clip(n - before, 0.0, w)
+    return t
+
+
+def _capped_sum(v: np.ndarray, tau: float, weights: np.ndarray | None = None):
+    """``h(tau) = sum_i w_i clip(v_i - tau, 0, 1)`` and its slope ``sum w_i`` over (0, 1).
+
+    Without ``weights`` every ``w_i`` is 1 (the slope is the number of entries inside).
+    """
     w = v - tau
     inside = (w > 0.0) & (w < 1.0)
-    return float(np.count_nonzero(w >= 1.0) + w[inside].sum()), int(np.count_nonzero(inside))
+    if weights is None:
+        return float(np.count_nonzero(w >= 1.0) + w[inside].sum()), int(np.count_nonzero(inside))
+    h = weights[w >= 1.0].sum() + weights[inside] @ w[inside]
+    return float(h), float(weights[inside].sum())
 
 
-def _project_sort(v: np.ndarray, n: float) -> float:
+def _project_sort(v: np.ndarray, n: float, weights: np.ndarray | None = None) -> float:
     """The shift ``tau`` of the projection, exactly, by sorting the 2N breakpoints: O(N log N).
 
     ``h(tau)`` is continuous, non-increasing and linear between consecutive breakpoints
     ``{v_i - 1} U {v_i}``; evaluate it at all of them with prefix sums and interpolate.
     """
-    vs = np.sort(v)
-    cums = np.concatenate([[0.0], np.cumsum(vs)])
-    N = vs.size
-    breaks = np.unique(np.concatenate([vs - 1.0, vs]))
-    ge1 = N - np.searchsorted(vs, breaks + 1.0, side="left")      # v_i - tau >= 1
-    gt0 = N - np.searchsorted(vs, breaks, side="right")            # v_i - tau > 0
-    mid = gt0 - ge1
-    mid_sum = (cums[N - ge1] - cums[N - gt0])
-    h = ge1 + mid_sum - mid * breaks
+    if weights is None:
+        vs = np.sort(v)
+        cums = np.concatenate([[0.0], np.cumsum(vs)])
+        N = vs.size
+        breaks = np.unique(np.concatenate([vs - 1.0, vs]))
+        ge1 = N - np.searchsorted(vs, breaks + 1.0, side="left")      # v_i - tau >= 1
+        gt0 = N - np.searchsorted(vs, breaks, side="right")            # v_i - tau > 0
+        mid = gt0 - ge1
+        mid_sum = (cums[N - ge1] - cums[N - gt0])
+        h = ge1 + mid_sum - mid * breaks
+    else:
+        order = np.argsort(v, kind="stable")
+        vs, ws = v[order], weights[order]
+        cw = np.concatenate([[0.0], np.cumsum(ws)])             # prefix sums of w and w v
+        cwv = np.concatenate([[0.0], np.cumsum(ws * vs)])
+        N = vs.size
+        breaks = np.unique(np.concatenate([vs - 1.0, vs]))
+        lo1 = np.searchsorted(vs, breaks + 1.0, side="left")       # from lo1 on: v_i - tau >= 1
+        lo0 = np.searchsorted(vs, breaks, side="right")            # from lo0 on: v_i - tau > 0
+        h = (cw[N] - cw[lo1]) + (cwv[lo1] - cwv[lo0]) - (cw[lo1] - cw[lo0]) * breaks
     k = np.searchsorted(-h, -n, side="left")        # first breakpoint with h <= n
     if k == 0:
         return float(breaks[0])
@@ -120,8 +171,13 @@ def _project_sort(v: np.ndarray, n: float) -> float:
 
 
 def project_capped_simplex(v: np.ndarray, n: float, tau0: float | None = None,
-                           max_newton: int = 50) -> tuple[np.ndarray, float]:
+                           max_newton: int = 50,
+                           weights: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Euclidean projection of ``v`` onto ``{t : 0 <= t_i <= 1, sum t_i = n}``, exactly.
+
+    With positive ``weights`` it is the projection in the metric ``sum_i w_i (t_i - v_i)^2``
+    onto ``{0 <= t_i <= 1, sum_i w_i t_i = n}`` (the dual step of weighted rows, see the module
+    notes): the same ``t_i = clip(v_i - tau, 0, 1)``, with ``h(tau)`` weighting each entry.
 
     The projection is ``t_i = clip(v_i - tau, 0, 1)`` with ``tau`` the root of the piecewise
     linear, non-increasing ``h(tau) = sum_i clip(v_i - tau, 0, 1) = n``. A safeguarded Newton
@@ -132,26 +188,28 @@ def project_capped_simplex(v: np.ndarray, n: float, tau0: float | None = None,
     Parameters
     ----------
     v : ndarray of shape (N,)
-    n : float, 0 <= n <= N
+    n : float, 0 <= n <= N (``sum(weights)`` with weights)
     tau0 : float, default=None
         Starting guess (e.g. the previous projection's shift).
     max_newton : int, default=50
+    weights : ndarray of shape (N,) or None, default=None
+        Positive weights of the entries (None: all 1).
 
     Returns
     -------
     t : ndarray of shape (N,)
     tau : float
     """
-    N = v.size
+    N = v.size if weights is None else float(weights.sum())
     if n >= N:
-        return np.ones(N), -np.inf
+        return np.ones(v.size), -np.inf
     if n <= 0:
-        return np.zeros(N), np.inf
+        return np.zeros(v.size), np.inf
     lo, hi = float(v.min()) - 1.0, float(v.max())        # h(lo) = N >= n >= 0 = h(hi)
     tau = 0.5 * (lo + hi) if tau0 is None or not lo < tau0 < hi else float(tau0)
     tol = 1e-12 * max(n, 1.0)
     for _ in range(max_newton):
-        h, slope = _capped_sum(v, tau)
+        h, slope = _capped_sum(v, tau, weights)
         if abs(h - n) <= tol:
             break
         if h > n:
@@ -161,16 +219,54 @@ def project_capped_simplex(v: np.ndarray, n: float, tau0: float | None = None,
         step = tau + (h - n) / slope if slope > 0 else None
         tau = step if step is not None and lo < step < hi else 0.5 * (lo + hi)
     else:
-        tau = _project_sort(v, n)
+        tau = _project_sort(v, n, weights)
     return np.clip(v - tau, 0.0, 1.0), tau
 
 
-def column_medians(X) -> np.ndarray:
+def weighted_medians(V: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted median of each column of ``V`` (a 1-D ``V`` is one column; returns a scalar).
+
+    The median of the distribution putting mass ``w_i`` on ``V[i]``: the mean of the smallest
+    value whose cumulative weight reaches half the total and the smallest value whose cumulative
+    weight exceeds it. For integer weights this is ``np.median`` of the repeated values (the two
+    middle order statistics of an even count are averaged), and it does not change when every
+    weight is multiplied by the same positive number. Rows of weight 0 play no part.
+    """
+    V = np.asarray(V, dtype=np.float64)
+    column = V.ndim == 1
+    V = V[:, None] if column else V
+    order = np.argsort(V, axis=0, kind="stable")
+    cum = np.cumsum(np.asarray(weights, dtype=np.float64)[order], axis=0)
+    half = 0.5 * cum[-1]
+    lower = np.argmax(cum >= half, axis=0)
+    upper = np.argmax(cum > half, axis=0)
+    ranked = np.take_along_axis(V, order, axis=0)
+    cols = np.arange(V.shape[1])
+    med = 0.5 * (ranked[lower, cols] + ranked[upper, cols])
+    return float(med[0]) if column else med
+
+
+def column_medians(X, sample_weight: np.ndarray | None = None, chunk: int = 256) -> np.ndarray:
     """Coordinate-wise median of the rows of dense or sparse ``X`` (implicit zeros counted).
 
-    For sparse ``X`` no column is densified unless it has at least ``N / 2 - 1`` stored
-    entries: with more than ``N / 2 + 1`` implicit zeros both middle order statistics are 0.
+    For sparse ``X`` no column is densified unless its stored entries hold at least about half
+    of the rows (unweighted: ``N / 2 - 1`` entries; weighted: half of the total weight): with
+    more than half of the weight on implicit zeros both middle order statistics are 0. With
+    ``sample_weight`` the medians are :func:`weighted_medians` (a row of weight k counts as k
+    rows); densified columns are processed ``chunk`` at a time.
     """
+    if sample_weight is not None:
+        if not sp.issparse(X):
+            return weighted_medians(np.asarray(X), sample_weight)
+        Xc = sp.csc_matrix(X)
+        med = np.zeros(Xc.shape[1])
+        stored = np.asarray(sp.csc_matrix((sample_weight[Xc.indices], Xc.indices, Xc.indptr),
+                                          shape=Xc.shape).sum(axis=0)).ravel()
+        dense = np.flatnonzero(stored >= 0.5 * sample_weight.sum() * (1.0 - 1e-12))
+        for lo in range(0, dense.size, chunk):
+            cols = dense[lo:lo + chunk]
+            med[cols] = weighted_medians(Xc[:, cols].toarray(), sample_weight)
+        return med
     if not sp.issparse(X):
         return np.median(np.asarray(X), axis=0)
     Xc = sp.csc_matrix(X)
@@ -204,17 +300,24 @@ class _Design:
 
     ``m`` is an optional centre, ``S > 0`` a scale and ``c`` the value of an optional constant
     column; neither ``X`` nor ``A`` is ever copied, so dense and sparse ``X`` share the code.
+    With row ``weights`` the dual variable is ``s`` with ``t = w * s`` (module notes):
+    :meth:`rmatvec` is then ``A^T (w * s)`` and :meth:`lipschitz` that of ``W^{1/2} A``.
     """
 
     def __init__(self, X, y: np.ndarray, intercept_scaling: float | None,
-                 center: np.ndarray | None = None, scale: float = 1.0):
+                 center: np.ndarray | None = None, scale: float = 1.0,
+                 weights: np.ndarray | None = None):
         self.X, self.y = X, np.asarray(y, dtype=np.float64)
         self.c, self.m, self.s = intercept_scaling, center, float(scale)
+        self.w = weights
         self.n_rows, self.p = X.shape
         self.dim = self.p + (self.c is not None)
 
     def rmatvec(self, t: np.ndarray) -> np.ndarray:
-        """``A^T t``."""
+        """``A^T t`` (``A^T (w * t)`` with weights)."""
+        return self._rmatvec(t if self.w is None else self.w * t)
+
+    def _rmatvec(self, t: np.ndarray) -> np.ndarray:
         yt = self.y * t
         out = np.asarray(self.X.T @ yt).ravel()
         if self.m is not None:
@@ -244,11 +347,15 @@ class _Design:
         """``A^T A`` (or ``A A^T`` when it is smaller) as a function, and its size.
 
         Both are products of ``A`` and ``A^T``; ``A^T A`` does not depend on the labels
-        (``y_i^2 = 1``). Never ``X^T diag(y) X``.
+        (``y_i^2 = 1``). Never ``X^T diag(y) X``. With weights: ``A^T W A`` or
+        ``W^{1/2} A A^T W^{1/2}``.
         """
         if self.dim <= self.n_rows:
             return (lambda u: self.rmatvec(self.matvec(u))), self.dim
-        return (lambda t: self.matvec(self.rmatvec(t))), self.n_rows
+        if self.w is None:
+            return (lambda t: self.matvec(self.rmatvec(t))), self.n_rows
+        root = np.sqrt(self.w)
+        return (lambda t: root * self.matvec(self._rmatvec(root * t))), self.n_rows
 
     def lipschitz(self) -> float:
         """``lambda_max(A^T A) = ||A||_2^2``, the Lipschitz constant of the dual gradient.
@@ -287,9 +394,9 @@ def _power_iteration(apply, u: np.ndarray, n_iter: int = 200) -> float:
     return lam
 
 
-def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
+def solve_dual(X, y, n: float, *, intercept_scaling: float | None = None,
                center: np.ndarray | None = None, scale: float = 1.0, tol: float = 1e-6,
-               max_iter: int = 10_000) -> RoLRSolution:
+               max_iter: int = 10_000, sample_weight: np.ndarray | None = None) -> RoLRSolution:
     """RoLR (Eq. 2) through its dual ``min_{t in C} ||A^T t||_2`` by accelerated projection.
 
     FISTA on ``f(t) = ||A^T t||^2 / 2`` (gradient ``A A^T t``) with the gradient-based adaptive
@@ -329,16 +436,20 @@ def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
         The centred rows are divided by ``scale`` (implicitly).
     tol : float, default=1e-6
     max_iter : int, default=10000
+    sample_weight : ndarray of shape (N,) or None, default=None
+        Positive row weights: row ``i`` counts as ``w_i`` rows and ``n`` is a total weight,
+        ``0 < n <= sum(w)`` (module notes). The iterates are those of the repeated rows.
 
     Returns
     -------
     RoLRSolution
     """
-    design = _Design(X, y, intercept_scaling, center, scale)
-    N = design.n_rows
-    bound = -trimmed_sum(-design.row_norms(), n)
+    w = sample_weight
+    design = _Design(X, y, intercept_scaling, center, scale, w)
+    N = design.n_rows if w is None else float(w.sum())
+    bound = -trimmed_sum(-design.row_norms(), n, w)
     lip = max(design.lipschitz(), np.finfo(float).tiny)
-    t = np.full(N, n / N)
+    t = np.full(design.n_rows, n / N)
     u_t = design.rmatvec(t)
     s, u_s, theta, tau = t, u_t, 1.0, None
     d_best, p_best, beta_best = float(np.linalg.norm(u_t)), -np.inf, None
@@ -348,7 +459,7 @@ def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
         grad = design.matvec(u_s)
         d_s = float(np.linalg.norm(u_s))
         if d_s > 0:
-            p_s = trimmed_sum(grad, n) / d_s
+            p_s = trimmed_sum(grad, n, w) / d_s
             if p_s > p_best:
                 p_best, beta_best = p_s, u_s / d_s
         if d_best <= tol * bound:
@@ -359,7 +470,7 @@ def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
             break
         t_new, u_new, tau, lip = _projected_step(design, s, u_s, grad, n, lip, tau)
         d_best = min(d_best, float(np.linalg.norm(u_new)))
-        if np.dot(s - t_new, t_new - t) > 0:          # gradient restart
+        if _dot(w, s - t_new, t_new - t) > 0:          # gradient restart
             theta_new, momentum = 1.0, 0.0
         else:
             theta_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
@@ -373,27 +484,34 @@ def solve_dual(X, y, n: int, *, intercept_scaling: float | None = None,
     return RoLRSolution(beta_best, p_best, d_best, k, state == "optimal", False)
 
 
-def _projected_step(design: _Design, s, u_s, grad, n: int, lip: float, tau):
+def _dot(weights, a: np.ndarray, b: np.ndarray) -> float:
+    """``sum_i w_i a_i b_i`` (the plain dot product without weights)."""
+    return float(np.dot(a, b) if weights is None else np.dot(weights * a, b))
+
+
+def _projected_step(design: _Design, s, u_s, grad, n: float, lip: float, tau):
     """One projected-gradient step from ``s`` with step ``1 / L``, backtracking on ``L``.
 
     Returns ``t+ = P_C(s - grad / L)``, ``A^T t+``, the projection's shift and the (possibly
     raised) ``L``. The descent lemma holds for ``f = ||A^T t||^2 / 2`` exactly when
     ``||A^T (t+ - s)||^2 <= L ||t+ - s||^2``; if not, ``L`` is raised to twice the observed
-    curvature and the step is redone.
+    curvature and the step is redone. With row weights both norms of ``t+ - s`` are in the
+    metric of the weights, as is the projection.
     """
     while True:
-        t_new, tau = project_capped_simplex(s - grad / lip, n, tau)
+        t_new, tau = project_capped_simplex(s - grad / lip, n, tau, weights=design.w)
         u_new = design.rmatvec(t_new)
-        step_sq = float(np.dot(t_new - s, t_new - s))
+        step_sq = _dot(design.w, t_new - s, t_new - s)
         curv_sq = float(np.dot(u_new - u_s, u_new - u_s))
         if curv_sq <= lip * step_sq * (1.0 + 1e-9) or step_sq == 0.0:
             return t_new, u_new, tau, lip
         lip = 2.0 * curv_sq / step_sq
 
 
-def solve_socp(X, y, n: int, *, intercept_scaling: float | None = None,
+def solve_socp(X, y, n: float, *, intercept_scaling: float | None = None,
                center: np.ndarray | None = None, scale: float = 1.0, tol: float = 1e-8,
-               max_iter: int = 200, nu_nonnegative: bool = False) -> RoLRSolution:
+               max_iter: int = 200, nu_nonnegative: bool = False,
+               sample_weight: np.ndarray | None = None) -> RoLRSolution:
     """RoLR's Eq. (3) as a second-order cone program (cvxpy + Clarabel), the reference.
 
     ``max -n nu - sum xi  s.t.  A beta + nu + xi >= 0, xi >= 0, ||beta||_2 <= 1``, with ``nu``
@@ -401,7 +519,8 @@ def solve_socp(X, y, n: int, *, intercept_scaling: float | None = None,
     Eq. (2). ``nu_nonnegative=True`` adds the printed ``nu >= 0`` (``sum t <= n``), whose value is
     ``max(0, ...)``-clipped and whose maximiser collapses to ``beta = 0`` (see the module notes).
     ``center`` and ``scale`` transform the rows to ``(x - center) / scale`` as in
-    :func:`solve_dual` (here explicitly: the conic solver needs the matrix).
+    :func:`solve_dual` (here explicitly: the conic solver needs the matrix). With
+    ``sample_weight`` the slack of row ``i`` costs ``w_i`` (the dual of the caps ``t_i <= w_i``).
 
     Raises
     ------
@@ -430,7 +549,8 @@ def solve_socp(X, y, n: int, *, intercept_scaling: float | None = None,
         ball = cp.norm(cp.hstack([beta, b]), 2) <= 1
     else:
         ball = cp.norm(beta, 2) <= 1
-    problem = cp.Problem(cp.Maximize(-n * nu - cp.sum(xi)), [margin + nu + xi >= 0, ball])
+    slack = cp.sum(xi) if sample_weight is None else sample_weight @ xi
+    problem = cp.Problem(cp.Maximize(-n * nu - slack), [margin + nu + xi >= 0, ball])
     problem.solve(solver=cp.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol,
                   max_iter=max_iter)
     if beta.value is None:
@@ -443,7 +563,7 @@ def solve_socp(X, y, n: int, *, intercept_scaling: float | None = None,
     collapsed = norm <= 1e-6
     if collapsed:
         coef = np.zeros_like(coef)
-    objective = trimmed_sum(_Design(X, y, intercept_scaling).matvec(coef), n)
+    objective = trimmed_sum(_Design(X, y, intercept_scaling).matvec(coef), n, sample_weight)
     return RoLRSolution(coef, objective, value, int(problem.solver_stats.num_iters or 0),
                         problem.status == cp.OPTIMAL, collapsed)
 

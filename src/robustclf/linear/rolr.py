@@ -23,7 +23,14 @@ from ._base import (
     warn_if_not_converged,
 )
 from ._rolr_offset import _OFFSET_MAX_ITER, _OFFSET_TOL, OffsetFit, fit_offset
-from ._rolr_solvers import SOLVERS, _Design, centred_row_norms, column_medians
+from ._rolr_solvers import (
+    SOLVERS,
+    _Design,
+    centred_row_norms,
+    column_medians,
+    trimmed_weights,
+    weighted_medians,
+)
 
 __all__ = ["RobustLogisticRegression", "fit_offset", "OffsetFit"]
 
@@ -216,8 +223,6 @@ class RobustLogisticRegression(LinearClassifierBase):
     True
     """
 
-    _supports_sample_weight = False  # until the solver takes row weights
-
     def __init__(self, *, n_outliers=None, outlier_fraction=None, threshold="auto",
                  fit_intercept=True, intercept_scaling="deprecated", solver="dual", tol=1e-6,
                  max_iter=10_000,
@@ -233,22 +238,31 @@ class RobustLogisticRegression(LinearClassifierBase):
         self.class_weight = class_weight
         self.nan_policy = nan_policy
 
-    def _resolve_n_outliers(self, n_rows: int) -> int:
+    def _resolve_n_outliers(self, n_rows: int, weights: np.ndarray | None = None):
+        """``n1``: a number of rows, or with ``weights`` an amount of weight (see Notes)."""
         if self.n_outliers is not None and self.outlier_fraction is not None:
             raise ValueError("give at most one of n_outliers and outlier_fraction, got "
                              f"n_outliers={self.n_outliers!r}, "
                              f"outlier_fraction={self.outlier_fraction!r}.")
+        total = n_rows if weights is None else float(weights.sum())
         if self.n_outliers is not None:
             n1 = check_nonnegative(self.n_outliers, "n_outliers", integer=True)
-            if n1 >= n_rows:
-                raise ValueError(f"n_outliers must be less than the number of samples "
-                                 f"({n_rows}), got {n1}.")
+            if n1 >= total:
+                if weights is None:
+                    raise ValueError(f"n_outliers must be less than the number of samples "
+                                     f"({n_rows}), got {n1}.")
+                raise ValueError(f"n_outliers must be less than the total sample weight "
+                                 f"({total:g}), got {n1}: with sample_weight (or class_weight) "
+                                 "n_outliers is an amount of weight, a row of weight k counting "
+                                 "as k rows.")
             return n1
         fraction = _DEFAULT_FRACTION if self.outlier_fraction is None else check_fraction(
             self.outlier_fraction, "outlier_fraction")
         if fraction >= 1.0:
             raise ValueError(f"outlier_fraction must be < 1, got {fraction}.")
-        return min(math.ceil(fraction * n_rows - 1e-9), n_rows - 1)
+        if weights is not None and not np.array_equal(weights, np.round(weights)):
+            return fraction * total             # real weights: that fraction of the weight
+        return min(math.ceil(fraction * total - 1e-9), round(total) - 1)
 
     def _check_params(self) -> None:
         if not (isinstance(self.intercept_scaling, str)
@@ -267,62 +281,89 @@ class RobustLogisticRegression(LinearClassifierBase):
         elif self.threshold is not None:
             check_positive(self.threshold, "threshold")
 
-    def _threshold(self, norms: np.ndarray, n_features: int, n_authentic: int) -> float | None:
+    def _threshold(self, norms: np.ndarray, n_features: int, n_authentic: float,
+                   weights: np.ndarray | None = None) -> float | None:
         """The threshold ``T`` on the raw scale of the centred row ``norms`` (see ``threshold``)."""
         if self.threshold is None:
             return None
         if self.threshold == "auto":
-            return _AUTO_FACTOR * _robust_scale(norms)
+            return _AUTO_FACTOR * _robust_scale(norms, weights)
         if self.threshold == "paper":
             return 4.0 * math.sqrt(math.log(n_features) + math.log(max(n_authentic, 1)))
         return float(self.threshold)
 
-    def _preprocess(self, X, n1: int):
+    def _preprocess(self, X, n1, weights=None):
         """Algorithm 1's preprocessing: centre, threshold, centre again, scale.
 
-        Returns the mask of kept rows, the centre (or None), the scale ``S``, the threshold.
+        With row ``weights`` the medians and the mean are weighted (a row of weight k counts
+        as k rows) and the removed amount is a weight. Returns the mask of kept rows, the
+        centre (or None), the scale ``S``, the threshold.
         """
         N, p = X.shape
-        center = column_medians(X) if self.fit_intercept else None
+        total = N if weights is None else float(weights.sum())
+        center = column_medians(X, weights) if self.fit_intercept else None
         norms = centred_row_norms(X, center)
-        T = self._threshold(norms, p, N - n1)
+        T = self._threshold(norms, p, total - n1, weights)
         keep = np.ones(N, dtype=bool)
+        kept_weights = weights
         if T is not None:
             keep = norms < T
-            removed = N - int(keep.sum())
-            if removed == N:
+            if not keep.any():
                 raise ValueError(f"threshold {T:g} removes every row (all ||x|| >= T); "
                                  "standardise X or set a larger threshold.")
+            removed = N - int(keep.sum()) if weights is None else float(weights[~keep].sum())
             if removed > n1:
                 hint = (" (threshold='paper' assumes standardised features and p well below "
                         "16 log(p n))" if self.threshold == "paper" else "")
-                warnings.warn(f"the preprocessing threshold T = {T:g} removed {removed} rows, "
-                              f"more than the n_outliers = {n1} bound: either n_outliers is "
+                what = f"{removed} rows" if weights is None else f"rows of weight {removed:g}"
+                warnings.warn(f"the preprocessing threshold T = {T:g} removed {what}, "
+                              f"more than the n_outliers = {n1:g} bound: either n_outliers is "
                               f"too small or the threshold removes authentic rows{hint}.",
-                              UserWarning, stacklevel=4)
-            if removed:
+                              UserWarning, stacklevel=5)
+            if not keep.all():
+                kept_weights = None if weights is None else weights[keep]
                 if center is not None:
-                    center = column_medians(X[keep])
+                    center = column_medians(X[keep], kept_weights)
                 norms = centred_row_norms(X[keep], center)
-        return keep, center, _robust_scale(norms), T
+        return keep, center, _robust_scale(norms, kept_weights), T
 
     def _fit_ovr(self, X, Y, sample_weight=None):
-        """Preprocess (Algorithm 1), solve Eq. (2) for each ±1 column of ``Y``, then calibrate."""
+        """Drop the rows of weight 0 (exactly as if removed), then :meth:`_fit_rows`."""
+        present = None
+        if sample_weight is not None and not sample_weight.all():
+            present = sample_weight > 0
+            X, Y, sample_weight = X[present], Y[present], sample_weight[present]
+        coef, intercept = self._fit_rows(X, Y, sample_weight)
+        if present is not None:                     # rows of weight 0 are not inliers
+            mask = np.zeros(self.inlier_mask_.shape[:-1] + present.shape, dtype=bool)
+            mask[..., present] = self.inlier_mask_
+            self.inlier_mask_ = mask
+        return coef, intercept
+
+    def _fit_rows(self, X, Y, w):
+        """Preprocess (Algorithm 1), solve Eq. (2) for each ±1 column of ``Y``, then calibrate.
+
+        ``w``: positive row weights or None.
+        """
         N, p = X.shape
-        n1 = self._resolve_n_outliers(N)
-        keep, center, S, T = self._preprocess(X, n1)
+        n1 = self._resolve_n_outliers(N, w)
+        keep, center, S, T = self._preprocess(X, n1, w)
         Xk = X if keep.all() else X[keep]
-        n_trim = min(N - n1, Xk.shape[0])
+        wk = None if w is None else w[keep]
+        if w is None:
+            n_trim = min(N - n1, Xk.shape[0])
+        else:
+            n_trim = min(float(w.sum()) - n1, float(wk.sum()))
         solve = SOLVERS[self.solver]
         directions, results, masks, projections = [], [], [], []
         for yk in Y[keep].T:
             res = solve(Xk, yk, n_trim, intercept_scaling=None, center=center, scale=S,
-                        tol=float(self.tol), max_iter=int(self.max_iter))
+                        tol=float(self.tol), max_iter=int(self.max_iter), sample_weight=wk)
             beta = np.zeros(p) if res.collapsed else res.coef
             t = _Design(Xk, np.ones(Xk.shape[0]), None, center, S).matvec(beta)
             mask = keep.copy()
             if not res.collapsed:
-                mask[keep] = _trimmed_set(yk * t, n_trim)
+                mask[keep] = _trimmed_set(yk * t, n_trim, wk)
             directions.append(beta)
             projections.append(t)
             masks.append(mask)
@@ -330,18 +371,19 @@ class RobustLogisticRegression(LinearClassifierBase):
         self._warn_solver(results, n_trim)
         Yk = Y[keep]
         if self.fit_intercept:
-            coef, intercept = self._calibrate(directions, projections, Yk, center, S)
+            coef, intercept = self._calibrate(directions, projections, Yk, center, S, wk)
             self.scale_ = np.ones(len(results))
         else:
             coef = np.array(directions) / S
-            intercept = np.array([_majority_log_odds(yk) if r.collapsed else 0.0
+            intercept = np.array([_majority_log_odds(yk, wk) if r.collapsed else 0.0
                                   for r, yk in zip(results, Yk.T, strict=True)])
             # one slope shared by all one-vs-rest columns keeps argmax(proba) = argmax(decision)
             scores = [np.full(yk.size, b) if r.collapsed else t
                       for r, b, yk, t in zip(results, intercept, Yk.T, projections,
                                                      strict=True)]
-            self.scale_ = np.full(len(results), _fit_scale(np.concatenate(scores),
-                                                            np.concatenate(list(Yk.T))))
+            self.scale_ = np.full(len(results), _fit_scale(
+                np.concatenate(scores), np.concatenate(list(Yk.T)),
+                None if wk is None else np.tile(wk, len(results))))
         self.inlier_mask_ = masks[0] if len(masks) == 1 else np.array(masks)
         self.threshold_ = T
         self.x_scale_ = S
@@ -351,7 +393,7 @@ class RobustLogisticRegression(LinearClassifierBase):
         self.n_iter_ = np.array([r.n_iter for r in results])
         return coef, intercept
 
-    def _warn_solver(self, results, n_trim: int) -> None:
+    def _warn_solver(self, results, n_trim) -> None:
         """``ConvergenceWarning`` if a solve did not converge, ``UserWarning`` for collapses."""
         gaps = np.array([_relative_gap(r) for r in results])
         warn_if_not_converged(self, np.array([r.converged for r in results]), self.max_iter,
@@ -360,13 +402,13 @@ class RobustLogisticRegression(LinearClassifierBase):
         collapsed = [k for k, r in enumerate(results) if r.collapsed]
         if collapsed:
             warnings.warn(f"RoLR collapsed to beta = 0 in {len(collapsed)} of {len(results)} "
-                          f"binary problem(s): the optimal trimmed correlation of the {n_trim} "
+                          f"binary problem(s): the optimal trimmed correlation of the {n_trim:g} "
                           "smallest terms is at most tol times its largest possible value "
                           "(certified by the duality gap): too many outliers kept, or "
                           "n_outliers too small. The model predicts the majority class there.",
                           UserWarning, stacklevel=5)
 
-    def _calibrate(self, directions, projections, Yk, center, S):
+    def _calibrate(self, directions, projections, Yk, center, S, weights=None):
         """Offset and slope per problem: :func:`fit_offset` on ``t_i = <beta_hat, z_i>``.
 
         Returns ``coef = a beta_hat / S`` and ``intercept = b - coef @ center``.
@@ -374,7 +416,7 @@ class RobustLogisticRegression(LinearClassifierBase):
         p = directions[0].size
         coef, intercept, fits = np.zeros((len(directions), p)), np.zeros(len(directions)), []
         for k, (beta, t, yk) in enumerate(zip(directions, projections, Yk.T, strict=True)):
-            fit = fit_offset(t, yk)
+            fit = fit_offset(t, yk) if weights is None else fit_offset(t, yk, weights)
             coef[k] = fit.slope * beta / S
             intercept[k] = fit.offset - coef[k] @ center
             fits.append((fit, bool(np.any(beta))))
@@ -418,11 +460,12 @@ class RobustLogisticRegression(LinearClassifierBase):
             return np.log(self.predict_proba(X))
 
 
-def _fit_scale(z: np.ndarray, y: np.ndarray) -> float:
-    """The slope ``s >= 0`` maximising the likelihood ``sum log sigmoid(s y_i z_i)``.
+def _fit_scale(z: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The slope ``s >= 0`` maximising the likelihood ``sum w_i log sigmoid(s y_i z_i)``.
 
     ``z`` is the decision value ``<beta, x>`` of each row; the likelihood is concave in ``s`` so a
-    bounded scalar search finds the maximum (capped where the rows are separable).
+    bounded scalar search finds the maximum (capped where the rows are separable). Without
+    ``weights`` every ``w_i`` is 1.
     """
     margins = y * z
     top = float(np.max(np.abs(margins))) if margins.size else 0.0
@@ -430,7 +473,8 @@ def _fit_scale(z: np.ndarray, y: np.ndarray) -> float:
         return 0.0
 
     def loss(s: float) -> float:
-        return float(np.logaddexp(0.0, -s * margins).sum())
+        losses = np.logaddexp(0.0, -s * margins)
+        return float(losses.sum() if weights is None else weights @ losses)
 
     upper = 50.0 / top
     result = minimize_scalar(loss, bounds=(0.0, upper), method="bounded",
@@ -438,16 +482,29 @@ def _fit_scale(z: np.ndarray, y: np.ndarray) -> float:
     return float(result.x)
 
 
-def _robust_scale(norms: np.ndarray) -> float:
-    """``S``: the median of the centred row norms (their mean if that is 0; 1 if all are 0)."""
-    for value in (np.median(norms), np.mean(norms)):
+def _robust_scale(norms: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """``S``: the median of the centred row norms (their mean if that is 0; 1 if all are 0).
+
+    With ``weights`` the weighted median and mean (a row of weight k counts as k rows).
+    """
+    if weights is None:
+        candidates = (np.median(norms), np.mean(norms))
+    else:
+        candidates = (weighted_medians(norms, weights), np.average(norms, weights=weights))
+    for value in candidates:
         if value > 0 and np.isfinite(value):
             return float(value)
     return 1.0
 
 
-def _trimmed_set(margins: np.ndarray, n: int) -> np.ndarray:
-    """Mask of the ``n`` smallest ``margins`` (the rows inside the trimmed sum of Eq. 2)."""
+def _trimmed_set(margins: np.ndarray, n, weights: np.ndarray | None = None) -> np.ndarray:
+    """Mask of the ``n`` smallest ``margins`` (the rows inside the trimmed sum of Eq. 2).
+
+    With ``weights``, ``n`` is a weight and a row is inside when any of its weight is in the
+    weighted trimmed sum (the row where the weight ``n`` is reached is partly inside).
+    """
+    if weights is not None:
+        return trimmed_weights(margins, n, weights) > 0
     inside = np.zeros(margins.size, dtype=bool)
     if n >= margins.size:
         inside[:] = True
@@ -456,8 +513,14 @@ def _trimmed_set(margins: np.ndarray, n: int) -> np.ndarray:
     return inside
 
 
-def _majority_log_odds(y: np.ndarray) -> float:
-    """``log((n_+ + 1/2) / (n_- + 1/2))``: the constant decision value of a collapsed problem."""
+def _majority_log_odds(y: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """``log((n_+ + 1/2) / (n_- + 1/2))``: the constant decision value of a collapsed problem.
+
+    With ``weights``, ``n_+`` and ``n_-`` are the total weights of the two classes.
+    """
+    if weights is not None:
+        positive = float(weights[y > 0].sum())
+        return math.log((positive + 0.5) / (float(weights.sum()) - positive + 0.5))
     positive = float(np.count_nonzero(y > 0))
     return math.log((positive + 0.5) / (y.size - positive + 0.5))
 
