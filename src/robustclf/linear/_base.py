@@ -168,10 +168,15 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
     _supports_sample_weight : bool
         Whether ``_fit_ovr`` honours row weights; when False, ``fit`` refuses weights other
         than all ones with a clear error.
+    _fit_reads_absent : bool
+        When True, ``_fit_ovr`` receives ``X`` with its NaN (absent) entries intact and gives
+        absence at fit time its method's meaning (documented by the subclass); prediction
+        still drops the absent terms ``w_j x_j``. Default False: absent entries arrive as 0.
     """
 
     _accept_sparse: bool | Sequence[str] = ("csr",)
     _supports_sample_weight: bool = True
+    _fit_reads_absent: bool = False
 
     def fit(self, X, y, sample_weight=None) -> LinearClassifierBase:
         """Fit the model.
@@ -201,7 +206,8 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         classes, Y = ovr_targets(y, type(self).__name__)
         weights = self._row_weights(X, y, sample_weight)
-        coef, intercept = self._fit_ovr(absent_as_zero(X), Y, weights)
+        coef, intercept = self._fit_ovr(X if self._fit_reads_absent else absent_as_zero(X),
+                                        Y, weights)
         self.classes_ = classes
         self.coef_ = np.asarray(coef, dtype=np.float64).reshape(Y.shape[1], X.shape[1])
         self.intercept_ = np.asarray(intercept, dtype=np.float64).reshape(Y.shape[1])
