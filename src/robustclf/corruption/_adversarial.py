@@ -12,6 +12,9 @@ certification (:func:`robustclf.certify.worst_case_margin`).
 :class:`BlackBoxGreedyDeletion` does the same for any classifier by querying the model: at each
 step it tries every remaining feature of every row in one batched call and deletes, per row, the
 one that lowers the true-class margin most per unit of value.
+
+All three accept DataFrames and sparse matrices and return the container they were given (see
+:mod:`robustclf.corruption._base`).
 """
 
 from __future__ import annotations
@@ -62,6 +65,13 @@ class GreedyDeletion(DeletionCorruption):
     The model must be linear (``coef_``/``intercept_``, optionally behind affine scalers); for
     other models use :class:`BlackBoxGreedyDeletion`. Deletion is modelled as ``x_j = 0`` in the
     raw features, whatever ``fill`` is written.
+
+    A DataFrame must have numeric columns (the margin contributions ``y w_j x_j`` need numbers),
+    in the order the model was fitted on. A sparse ``X`` stays sparse: only stored entries
+    contribute to the margin, so only they are deleted; for 0/1 feature values and an integer
+    budget the attack runs on the stored entries in O(nnz log nnz)
+    (:func:`robustclf._worst_case.csr_knapsack_deletion`), otherwise on blocks of rows
+    densified one at a time. Either way it equals the dense array's attack.
 
     Before issue 14 the attack stopped at the first feature that did not fit; skipping it can
     only delete more (never less) of the margin, e.g. 0.310 instead of 0.293 forced error on the
@@ -119,6 +129,8 @@ class OptimalDeletion(DeletionCorruption):
     :func:`robustclf._oracles.worst_case.spambase_case`, about 0.06 s (error 0.314, against
     0.310 for :class:`GreedyDeletion`), where the certified error alone solves 29 rows.
     The model must be linear; deletion is modelled as ``x_j = 0`` in the raw features.
+    DataFrames and sparse matrices as in :class:`GreedyDeletion` (for real feature values the
+    exact solves run per block of rows, so ``time_limit`` applies to each block).
     """
 
     requires_labels: ClassVar[bool] = True
@@ -241,6 +253,16 @@ class BlackBoxGreedyDeletion(DeletionCorruption):
         Stop attacking a row once it is misclassified (saves queries; the error is unchanged).
     fill : float, default=0.0
         Value written into deleted entries; the model is queried with this value too.
+
+    Notes
+    -----
+    The model is queried in ``X``'s container: a DataFrame with ``X``'s columns and dtypes
+    (so pipelines with column transformers and categorical columns work; deleted non-numeric
+    entries are missing values, which needs ``fill=np.nan``), or sparse rows of ``X``'s format.
+    A sparse ``X`` is attacked on blocks of rows densified one at a time and stays sparse; with
+    ``fill=0.0`` only stored entries can be deleted (an implicit zero is already 0), with
+    ``fill=np.nan`` implicit zeros are candidates too. The result equals the dense array's,
+    except for the random subsets tried when ``max_queries`` runs short.
     """
 
     requires_labels: ClassVar[bool] = True

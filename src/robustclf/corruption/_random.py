@@ -26,6 +26,22 @@ over all rows at once; there is no Python loop over rows).
 **Missing entries.** NaN marks an already absent entry and is never overwritten. Per-feature
 corruptions choose among the row's present (non-NaN) features, so the count of changed entries is
 exact; group corruptions choose among all groups and leave NaN entries of a chosen group as NaN.
+
+**Containers** (see :mod:`robustclf.corruption._base`). Every corruption returns the container it
+was given, with, for a DataFrame, the same values as for ``X.to_numpy()`` with the same seed.
+
+* *DataFrames.* :class:`RandomDeletion`, :class:`GroupDeletion` and :class:`MarginalResampling`
+  accept every column kind: a missing value of any column (NaN, None, ``pd.NA``, NaT) is an
+  absent entry; a present entry of a non-numeric column (categorical, string, object...) counts
+  as non-zero for ``among="nonzero"``; deleted entries of such columns become missing values
+  (which needs ``fill=np.nan``), and resampled ones take the donor row's value (categories
+  kept). :class:`FeatureNoise` computes with the values and refuses non-numeric columns.
+  ``groups`` may list column names instead of positions.
+* *Sparse matrices.* :class:`RandomDeletion` and :class:`GroupDeletion` return a sparse matrix of
+  the same format, in O(nnz) time and memory (plus the NaN entries they write): ``fill=0.0``
+  removes the deleted stored entries, ``fill=np.nan`` stores NaN in every deleted entry.
+  :class:`MarginalResampling` and :class:`FeatureNoise` would write into implicit zeros and
+  refuse sparse input.
 """
 
 from __future__ import annotations
@@ -154,7 +170,18 @@ class RandomDeletion(DeletionCorruption):
     entries of every row is exactly ``min(k, m)`` (or the rounded fraction of ``m``). Deleting a
     zero with ``fill=0.0`` changes no value but still counts as a deletion under ``among="all"``.
 
-    Sparse matrices are not accepted (the shared input check needs a dense array).
+    **Sparse X** (CSR, CSC, COO... ; returned in the same format, never densified).
+    ``among="nonzero"``: the candidates are the row's stored non-zero entries; the deleted ones
+    are removed from storage (``fill=0.0``) or set to NaN (``fill=np.nan``). ``among="all"``:
+    the candidates are all present features, implicit zeros included, exactly as for the dense
+    array: how many of a row's deletions fall on stored entries is hypergeometric, those are
+    chosen uniformly among the stored entries, and the deletions that fall on implicit zeros are
+    no-ops with ``fill=0.0`` (the zero stays implicit) and store a NaN with ``fill=np.nan``
+    (the matrix then grows by one stored entry per such deletion). The random draws are one
+    uniform key per stored entry, in storage order, before anything else: on a matrix whose
+    every entry is stored the result equals the dense array's for the same seed; otherwise it
+    has the same distribution but not the same draws. Time and memory O(nnz) (plus the NaN
+    entries written).
 
     References
     ----------
@@ -222,9 +249,11 @@ class GroupDeletion(DeletionCorruption):
 
     Parameters
     ----------
-    groups : sequence of sequences of int, or ndarray of int of shape (n_features,)
-        Disjoint, non-empty lists of column indices, or one group label per column (see
-        :func:`robustclf._validation.check_groups`). Columns in no group are never deleted.
+    groups : sequence of sequences of int or of column names, or ndarray of int
+        Disjoint, non-empty lists of column indices, or one group label per column (an int array
+        of shape (n_features,); see :func:`robustclf._validation.check_groups`). When ``X`` is
+        a DataFrame a group may list column names instead (an unknown name is an error; a list
+        of integers is always read as positions). Columns in no group are never deleted.
     k : int, default=None
         Number of groups to delete per row (all of them if ``k`` exceeds the number of groups).
         Give exactly one of ``k`` and ``fraction``.
@@ -237,6 +266,11 @@ class GroupDeletion(DeletionCorruption):
     -----
     Groups are chosen among all groups regardless of their values; NaN entries of a chosen group
     stay NaN.
+
+    The choice does not depend on the values, so a DataFrame or a sparse matrix gets the same
+    deletion as the dense array for the same seed. Sparse ``X`` stays sparse (same format): with
+    ``fill=0.0`` the stored entries of the chosen groups are removed, with ``fill=np.nan`` every
+    entry of a chosen group is stored as NaN.
 
     References
     ----------
@@ -306,19 +340,27 @@ class MarginalResampling(Corruption):
         Number of units to resample per row. Give exactly one of ``k`` and ``fraction``.
     fraction : float in [0, 1], default=None
         Fraction of the units to resample per row, rounded half up.
-    groups : sequence of sequences of int, or ndarray of int, default=None
+    groups : sequence of sequences of int or of column names, or ndarray of int, default=None
         Feature groups resampled as a whole (see :func:`robustclf._validation.check_groups`);
-        columns in no group are never changed. ``None``: every feature is its own unit.
-    reference : array-like of shape (n_reference, n_features), default=None
+        columns in no group are never changed. ``None``: every feature is its own unit. Groups
+        may list column names when ``X`` is a DataFrame (as in :class:`GroupDeletion`).
+    reference : array-like or DataFrame of shape (n_reference, n_features), default=None
         The sample the replacement values come from, e.g. the training set. ``None`` uses the rows
         of ``X`` itself (before corruption), drawing for each row *another* row of ``X``; with a
         single row, that row is its own donor and nothing changes. NaN in the reference is allowed
         and is copied like any other value (the feature is then missing in the corrupted row).
+        When ``X`` is a DataFrame with non-numeric columns, ``reference`` must be a DataFrame
+        with the same columns, in the same order.
 
     Notes
     -----
     Without groups, units are chosen among the row's present (non-NaN) features; with groups, among
     all groups. NaN entries of ``X`` are never overwritten.
+
+    A DataFrame may have columns of any kind: a resampled entry takes the donor row's value, so
+    categorical columns keep their categories (a reference's categories are cast to ``X``'s;
+    values outside them become missing) and integer columns their dtype. Sparse matrices are
+    refused: a donor's non-zero would be written into an implicit zero.
 
     References
     ----------
@@ -425,6 +467,10 @@ class FeatureNoise(Corruption):
     NaN entries are never chosen and stay NaN. To sweep the noise scale rather than the number of
     corrupted features, use ``set_params(scale=...)``: :meth:`with_level` sets ``fraction`` or
     ``k``.
+
+    A DataFrame must have numeric columns only (noise on a category or a string has no meaning;
+    the error names the columns); integer columns that receive noise become float64. Sparse
+    matrices are refused: noise on the implicit zeros would densify them.
 
     References
     ----------
