@@ -29,14 +29,11 @@ Predict = Callable[[np.ndarray], np.ndarray]
 
 
 def checked_weights(sample_weight, X) -> np.ndarray | None:
-    """Checked ``sample_weight`` (None stays None): non-negative, not all zero."""
+    """Checked ``sample_weight`` (None stays None): one non-negative float per row, not all
+    zero (scikit-learn's checks and messages)."""
     if sample_weight is None:
         return None
-    weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-    if not weight.any():
-        raise ValueError("sample_weight is zero for every row; at least one row must have a "
-                         "positive weight.")
-    return weight
+    return _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
 
 
 
