@@ -43,6 +43,19 @@ _UNREGISTERED = [
         __import__("sklearn.tree", fromlist=["tree"]).DecisionTreeClassifier(
             max_depth=3, random_state=0), max_samples=1.0, random_state=0), {}),
     # -- robustclf.linear --
+    (lambda: __import__("robustclf.linear", fromlist=["linear"]).MCFClassifier(), {}),
+    (lambda: __import__("robustclf.linear", fromlist=["linear"]).MCFClassifier(
+        loss="logistic", q=0.3), {}),
+    # the wrapped LinearSVC gets a small max_iter: the checks' random data are far from
+    # separable and the default's 1e6 passes would cost seconds per check
+    (lambda: __import__("robustclf.linear", fromlist=["linear"]).ExplicitCorruptionClassifier(
+        __import__("sklearn.svm", fromlist=["svm"]).LinearSVC(
+            loss="hinge", max_iter=20_000, random_state=0), n_copies=2, random_state=0), {
+        "check_sample_weight_equivalence_on_dense_data": "a weight k scales one set of "
+        "corrupted copies of the row; k repeated rows are corrupted independently (k times "
+        "as many draws), so the fits differ at any finite n_copies",
+        "check_sample_weight_equivalence_on_sparse_data": "a weight k scales one set of "
+        "corrupted copies of the row; k repeated rows are corrupted independently"}),
 ]
 
 

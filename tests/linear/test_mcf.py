@@ -5,8 +5,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression, RidgeClassifier
-from sklearn.svm import LinearSVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robustclf.linear import (
     DropoutLogisticRegression,
@@ -147,12 +145,3 @@ def test_many_explicit_copies_approach_the_marginalised_quadratic_fit():
     explicit = Ridge(alpha=400.0).fit(Xc, yc)       # ||w||^2 + (1/M) sum over copies
     np.testing.assert_allclose(explicit.coef_, marginal.coef_[0], rtol=0.05, atol=0.01)
 
-
-# the wrapped LinearSVC gets a small max_iter: the checks' random data are far from separable
-# and the default's 1e6 passes would cost seconds per check without testing anything more
-@parametrize_with_checks([MCFClassifier(), MCFClassifier(loss="logistic"),
-                          ExplicitCorruptionClassifier(
-                              LinearSVC(loss="hinge", max_iter=20_000, random_state=0),
-                              n_copies=2, random_state=0)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

@@ -25,15 +25,22 @@ arrays (``Y`` holds the ±1 labels of each one-vs-all column). The solvers in
 The hinge losses are not differentiable where ``E[zeta^2] = 0`` (no noise and the example exactly
 on the margin); they use ``sqrt(u + delta^2)`` with ``delta = 1e-8 l``, which moves the objective
 by at most ``n c delta`` and keeps the IRLS weights ``gamma_n`` finite.
+
+*Row weights.* Every loss is linear in ``c``, so a weighted data term ``sum_n s_n loss_n`` is the
+same loss with a per-row ``c``: ``C`` may be a float or an ``(n_samples, 1)`` array ``c s_n``,
+which broadcasts over the columns (:func:`with_row_weights`). A row of weight k then contributes
+exactly what k copies of it contribute, and a row of weight 0 nothing.
 """
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 from scipy.special import expit, ndtr
 
 __all__ = ["HingeBound", "LogisticBound", "HingeGaussian", "LogisticGaussian", "QuadraticLoss",
-           "LOSSES"]
+           "LOSSES", "with_row_weights"]
 
 _SMOOTHING = 1e-8
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
@@ -62,12 +69,14 @@ class _BoundLoss:
         return lm, lu, 2.0 * h[1] + 4.0 * h[2] * r * r, 2.0 * h[2] * r, h[2]
 
     def surrogate_at_zero(self, Y):
-        """The IRLS surrogate at ``w = 0, b = 0``: one weight ``a`` for all samples; ``a t - lin``.
+        """The IRLS surrogate at ``w = 0, b = 0``: its weight ``a`` and ``a t - lin``.
 
-        Its minimiser (a ridge-like least squares fit shared by all columns) starts every solver.
+        Every sample has the same ``S`` there, so ``a`` is one float for a scalar ``C`` and an
+        ``(n_samples, 1)`` column proportional to the row weights for a per-row ``C``. Its
+        minimiser (a ridge-like least squares fit shared by all columns) starts every solver.
         """
         a, rhs = self.majoriser(np.zeros_like(Y), np.zeros_like(Y), Y)
-        return float(a.flat[0]), rhs
+        return (float(a.flat[0]) if np.ndim(self.C) == 0 else a[:, :1]), rhs
 
     def majoriser(self, m, u, Y):
         """IRLS weights ``a = 2 h'(S)`` and right-hand side ``a t - lin`` of the M-step."""
@@ -246,7 +255,27 @@ class QuadraticLoss(_BoundLoss):
         return 0.0, Y, 0.0
 
     def _h(self, S, order):
-        return [self.C * S, np.full_like(S, self.C), np.zeros_like(S)][: order + 1]
+        return [self.C * S, self.C * np.ones_like(S), np.zeros_like(S)][: order + 1]
+
+
+def with_row_weights(loss, sample_weight):
+    """``loss`` with its data term weighted per row: ``C`` becomes ``C * sample_weight[:, None]``.
+
+    Parameters
+    ----------
+    loss : one of this module's losses, with a scalar ``C``
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative row weights; None returns ``loss`` itself (the unweighted path).
+
+    Returns
+    -------
+    loss : a shallow copy whose ``C`` is an ``(n_samples, 1)`` array (or ``loss``)
+    """
+    if sample_weight is None:
+        return loss
+    out = copy.copy(loss)
+    out.C = loss.C * np.asarray(sample_weight, dtype=np.float64).reshape(-1, 1)
+    return out
 
 
 LOSSES = {

@@ -27,6 +27,12 @@ Solvers
 ``lbfgs``
     scipy's L-BFGS-B on all classes at once, for cross-checking.
 
+*Row weights.* Every solver takes ``sample_weight`` (None, or non-negative weights of shape
+(n_samples,)) and then minimises ``||w||^2 + sum_n s_n loss_n``: the loss's ``c`` becomes a
+per-row ``c s_n`` (:func:`~._dropout_losses.with_row_weights`), so margins, variances,
+gradients, IRLS weights and Hessian curvatures all carry the row's weight, and an integer weight
+k gives the optimum of k copies of the row. ``None`` leaves the unweighted computation untouched.
+
 Each returns a :class:`SolverResult`. Every solver stops a binary problem on the same measure of
 optimality, the relative gradient norm
 
@@ -51,6 +57,7 @@ import scipy.sparse as sp
 from scipy.linalg import cho_solve
 from scipy.optimize import minimize
 
+from ._dropout_losses import with_row_weights
 from ._dropout_problem import (
     Variance,
     _cholesky,
@@ -150,6 +157,7 @@ class _Tracker:
 
 
 def _start(X, Y, var, loss, fit_intercept, theta0):
+    """The problem (``loss`` already weighted) and the starting point."""
     problem = _Problem(X, Y, var, loss, fit_intercept)
     if theta0 is not None:
         return problem, np.array(theta0, dtype=np.float64)
@@ -167,26 +175,36 @@ def _initial_theta(problem, exact=False):
     a, rhs_z = problem.loss.surrogate_at_zero(problem.Y)
     rhs = problem.lin_t(rhs_z)
     ones = np.ones((problem.X.shape[0], 1))
-    reg = problem.pad(2.0 + a * problem.var.adjoint(ones))[:, 0]
+    weighted = np.ndim(a) > 0               # a per-row column (row weights), else one float
+    reg = problem.pad(2.0 + (problem.var.adjoint(a) if weighted
+                             else a * problem.var.adjoint(ones)))[:, 0]
     rtol = 1e-10 if exact else 1e-3
     if problem.uses_gram:
         source = problem if exact else problem.fast
+        if weighted:
+            rows = a[:, 0] if source is problem else problem.scale * a[problem.rows, 0]
+            return cho_solve(_cholesky(_weighted_gram(source, rows, reg)), rhs)
         A = (a * problem.scale if source is not problem else a) * source.gram.astype(np.float64)
         A[np.diag_indices_from(A)] += reg
         return cho_solve(_cholesky(A), rhs)
-    diag = np.repeat(a * problem.lin2_t(ones) + reg[:, None], rhs.shape[1], axis=1)
+    diag = np.repeat((problem.lin2_t(a) if weighted else a * problem.lin2_t(ones))
+                     + reg[:, None], rhs.shape[1], axis=1)
 
     def matvec(V, cols):
+        if weighted:
+            return problem.lin_t(a * problem.lin(V)) + reg[:, None] * V
         return a * problem.lin_t(problem.lin(V)) + reg[:, None] * V
     return _pcg(matvec, rhs, _jacobi(diag), np.full(rhs.shape[1], rtol),
                 10 * rhs.shape[0], np.zeros_like(rhs))
 
 
-def least_squares(X, Y, var: Variance, loss, *, fit_intercept: bool = True) -> SolverResult:
+def least_squares(X, Y, var: Variance, loss, *, fit_intercept: bool = True,
+                  sample_weight=None) -> SolverResult:
     """Minimise the IRLS surrogate at zero, exactly: the solution for a quadratic loss.
 
     One shared Gram product and Cholesky factorisation (dense X) or conjugate gradients.
     """
+    loss = with_row_weights(loss, sample_weight)
     problem = _Problem(X, Y, var, loss, fit_intercept)
     theta = _initial_theta(problem, exact=True)
     f, m, u = problem.evaluate(theta, Y)
@@ -205,7 +223,8 @@ def _relative_gradient(problem, loss, theta, m, u, Y, cols=None):
 
 
 def irls(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float = 1e-6,
-         max_iter: int = 100, linear_solver: str = "auto", theta0=None) -> SolverResult:
+         max_iter: int = 100, linear_solver: str = "auto", theta0=None,
+         sample_weight=None) -> SolverResult:
     """The paper's IRLS: minimise the variational bound by re-weighted least squares.
 
     With ``S_n = (m_n - t_n)^2 + u_n`` the bound is ``lin_n m_n + h(S_n)`` with ``h`` concave
@@ -230,6 +249,7 @@ def irls(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float = 
         raise ValueError("linear_solver='cholesky' needs a dense X; use 'cg' for sparse X.")
     if not getattr(loss, "supports_irls", False):
         raise ValueError(f"IRLS needs a variational bound; {type(loss).__name__} is not one.")
+    loss = with_row_weights(loss, sample_weight)
     problem, theta = _start(X, Y, var, loss, fit_intercept, theta0)
     if linear_solver == "auto":
         linear_solver = "cholesky" if problem.uses_gram else "cg"
@@ -267,10 +287,11 @@ def irls(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float = 
 
 
 def _weighted_gram(problem, a, reg):
-    """``X̄^T diag(a) X̄ + diag(reg)`` for one column, by one BLAS product (a >= 0)."""
+    """``X̄^T diag(a) X̄ + diag(reg)`` for one column, by one BLAS product (a >= 0), in
+    float64."""
     X = problem.X
-    Xa = X * np.sqrt(a)[:, None]
-    gram = Xa.T @ Xa
+    Xa = X * np.sqrt(a)[:, None].astype(X.dtype, copy=False)
+    gram = np.asarray(Xa.T @ Xa, dtype=np.float64)
     if problem.fit_intercept:
         xa = X.T @ a
         gram = np.block([[gram, xa[:, None]], [xa[None, :], np.array([[a.sum()]])]])
@@ -279,7 +300,7 @@ def _weighted_gram(problem, a, reg):
 
 
 def newton(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float = 1e-6,
-           max_iter: int = 100, theta0=None) -> SolverResult:
+           max_iter: int = 100, theta0=None, sample_weight=None) -> SolverResult:
     """Inexact Newton with Hessian-free preconditioned CG and Armijo backtracking.
 
     The Hessian of ``F`` needs the second derivatives of the per-sample loss in ``(m, u)``;
@@ -304,12 +325,15 @@ def newton(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float 
     For large data (see :attr:`_Problem.fast`) the same Newton method first solves the problem
     restricted to the Hessian's sub-sample (its loss scaled by ``n / len(rows)``) to a relative
     gradient of ``_PRESOLVE_TOL``; the full-data iterations start from that point and only
-    polish it, so most work touches a fraction of the data.
+    polish it, so most work touches a fraction of the data. Row weights travel with their rows:
+    the sub-sample's curvatures and presolve carry the weights of the rows drawn.
     """
+    loss = with_row_weights(loss, sample_weight)
     problem = _Problem(X, Y, var, loss, fit_intercept)
     if theta0 is None and problem.fast.rows is None and problem.rows is not None:
         sub = problem.fast
-        pre = newton(sub.X, Y[problem.rows], sub.var, _scaled(loss, problem.scale),
+        pre = newton(sub.X, Y[problem.rows], sub.var,
+                     _scaled(loss, problem.scale, problem.rows),
                      fit_intercept=fit_intercept, tol=max(tol, _PRESOLVE_TOL), max_iter=max_iter)
         theta0 = pre.coef.T if not fit_intercept else np.vstack([pre.coef.T, pre.intercept])
     problem, theta = _start(X, Y, var, loss, fit_intercept, theta0)
@@ -421,14 +445,15 @@ def _newton_step(problem, w, g, curvature, mu, rtol, exact):
     return _pcg(hess, -g, _jacobi(diag + mu), rtol, 2 * (problem.d + 1), np.zeros_like(g))
 
 
-def libsvm_hinge(X, Y, var: Variance, loss) -> SolverResult:
+def libsvm_hinge(X, Y, var: Variance, loss, *, sample_weight=None) -> SolverResult:
     """Without noise the hinge objectives are the linear SVM with a free bias: solved by libsvm.
 
     ``||w||^2 + 2C sum max(0, l - y (w^T x + b))`` is ``l^2`` times the SVM objective of
     ``v = w / l`` with ``C / l``, which ``SVC(kernel="linear", C=C / l)`` solves exactly (SMO,
     stopped on its KKT violation at 1e-8, no iteration cap). The smoothed Newton path cannot
     certify this non-smooth optimum, where every support vector sits on the kink. ``measure``
-    is NaN: libsvm's own KKT criterion applies.
+    is NaN: libsvm's own KKT criterion applies. Row weights are libsvm's own per-sample ``C``
+    (``sample_weight`` of ``SVC.fit``).
     """
     from sklearn.svm import SVC
 
@@ -439,12 +464,13 @@ def libsvm_hinge(X, Y, var: Variance, loss) -> SolverResult:
     intercept = np.empty(Y.shape[1])
     n_iter = np.empty(Y.shape[1], dtype=int)
     for k in range(Y.shape[1]):
-        svc = SVC(kernel="linear", C=loss.C / margin, tol=1e-8).fit(X, Y[:, k])
+        svc = SVC(kernel="linear", C=loss.C / margin, tol=1e-8).fit(
+            X, Y[:, k], sample_weight=sample_weight)
         coef[k] = margin * np.asarray(svc.coef_.todense() if sp.issparse(svc.coef_)
                                       else svc.coef_).ravel()
         intercept[k] = margin * svc.intercept_[0]
         n_iter[k] = np.atleast_1d(svc.n_iter_)[0]
-    problem = _Problem(X, Y, var, loss, True)
+    problem = _Problem(X, Y, var, with_row_weights(loss, sample_weight), True)
     f0 = problem.evaluate(np.zeros((X.shape[1] + 1, Y.shape[1])), Y)[0]
     f = problem.evaluate(np.vstack([coef.T, intercept]), Y)[0]
     history = [np.array([a, b]) for a, b in zip(f0, f, strict=True)]
@@ -452,10 +478,12 @@ def libsvm_hinge(X, Y, var: Variance, loss) -> SolverResult:
                         np.full(Y.shape[1], np.nan), np.full(Y.shape[1], CONVERGED))
 
 
-def _scaled(loss, factor):
-    """The loss with its weight ``C`` multiplied by ``factor``."""
+def _scaled(loss, factor, rows=None):
+    """The loss with its weight ``C`` multiplied by ``factor``, restricted to ``rows`` when its
+    ``C`` is per row."""
     out = copy.copy(loss)
-    out.C = loss.C * factor
+    C = loss.C if rows is None or np.ndim(loss.C) == 0 else loss.C[rows]
+    out.C = C * factor
     return out
 
 
@@ -520,7 +548,7 @@ def _backtrack(problem, theta, step, g, f0, Y):
 
 
 def lbfgs(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float = 1e-6,
-          max_iter: int = 100, theta0=None) -> SolverResult:
+          max_iter: int = 100, theta0=None, sample_weight=None) -> SolverResult:
     """scipy's L-BFGS-B on the sum of the column objectives (they are independent).
 
     Stopped by scipy's projected-gradient test ``max_i |g_i| <= gtol`` with
@@ -530,6 +558,7 @@ def lbfgs(X, Y, var: Variance, loss, *, fit_intercept: bool = True, tol: float =
     measure is above ``tol`` when scipy stops is not converged (``MAX_ITER`` at the iteration
     limit, ``ABNORMAL`` otherwise, e.g. when the line search fails).
     """
+    loss = with_row_weights(loss, sample_weight)
     problem, theta = _start(X, Y, var, loss, fit_intercept, theta0)
     shape = theta.shape
     last = {}

@@ -78,7 +78,18 @@ _COMMON_PARAMS = """C : float > 0, default=1.0
         Maximum number of outer iterations (IRLS steps, Newton steps or L-BFGS iterations).
         A ``ConvergenceWarning`` naming the relative gradient norm reached is emitted when a
         problem stops before ``tol``: at ``max_iter``, when the line search finds no decrease,
-        or when scipy's L-BFGS-B stops abnormally."""
+        or when scipy's L-BFGS-B stops abnormally.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, scikit-learn's meaning: the loss of every row of class ``k`` is
+        multiplied by ``class_weight[k]`` (in every one-vs-all problem, as the row's own
+        ``sample_weight`` is); ``"balanced"`` uses ``n_samples / (n_classes * n_k)``; None
+        weights every class one. Combined with ``fit``'s ``sample_weight`` by multiplication.
+    nan_policy : {{"absent", "raise"}}, default="absent"
+        What NaN in ``X`` means. ``"absent"``: the feature is absent from that row and
+        contributes nothing, ``w_j x_j = 0``, at fit and at prediction time (it is read as 0,
+        the value the dropout corruption writes); behind a ``StandardScaler`` in a pipeline
+        that is the training mean. ``"raise"``: NaN is rejected with scikit-learn's usual
+        error."""
 
 _ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
         Class labels.
@@ -110,8 +121,6 @@ _ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
 class _DropoutClassifier(LinearClassifierBase):
     """The shared fit of the dropout-trained linear classifiers."""
 
-    _supports_sample_weight = False  # until the solver takes row weights
-
     _loss_family: ClassVar[str]
 
     def _check_params(self) -> None:
@@ -140,11 +149,12 @@ class _DropoutClassifier(LinearClassifierBase):
         if (self.solver == "auto" and self._loss_family == "hinge" and var.is_zero()
                 and self.fit_intercept and X.shape[0] <= _LIBSVM_MAX_ROWS):
             solver = "libsvm"                   # no noise: the plain SVM, solved exactly
-            result = solvers.libsvm_hinge(X, Y, var, self._make_loss())
+            result = solvers.libsvm_hinge(X, Y, var, self._make_loss(),
+                                          sample_weight=sample_weight)
         else:
             X = X_solve
             kwargs = dict(fit_intercept=bool(self.fit_intercept), tol=float(self.tol),
-                          max_iter=int(self.max_iter))
+                          max_iter=int(self.max_iter), sample_weight=sample_weight)
             if solver == "irls":
                 kwargs["linear_solver"] = "auto"
             result = _SOLVERS[solver](X, Y, var, self._make_loss(), **kwargs)

@@ -21,7 +21,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    has_fit_parameter,
+    validate_data,
+)
 
 from .._convergence import warn_not_converged
 from .._validation import (
@@ -35,7 +40,9 @@ from .._validation import (
 from ..noise import NoiseModel, make_noise
 from . import _dropout_solvers as solvers
 from ._base import (
+    NAN_POLICIES,
     LinearClassifierBase,
+    absent_as_zero,
     warn_if_not_converged,
 )
 from ._dropout_losses import QuadraticLoss
@@ -118,8 +125,6 @@ class MCFClassifier(LinearClassifierBase):
     corrupted features. ICML 2013.
     """
 
-    _supports_sample_weight = False  # until the solver takes row weights
-
     def __init__(self, *, loss: str = "quadratic", C: float = 1.0, noise="dropout",
                  q: float | None = None, fit_intercept: bool = True, tol: float = 1e-6,
                  max_iter: int = 1000,
@@ -148,24 +153,27 @@ class MCFClassifier(LinearClassifierBase):
         if self.loss == "quadratic":
             var = solvers.Variance(*noise._variance_terms(X), X.shape)
             res = solvers.least_squares(X, Y, var, QuadraticLoss(float(self.C)),
-                                        fit_intercept=bool(self.fit_intercept))
+                                        fit_intercept=bool(self.fit_intercept),
+                                        sample_weight=sample_weight)
             self.n_iter_, self.objective_ = res.n_iter, np.array([h[-1] for h in res.objective])
             coef = np.asarray(res.coef).reshape(Y.shape[1], X.shape[1])
             intercept = np.asarray(res.intercept, dtype=float).reshape(Y.shape[1])
             self.gradient_norm_ = _quadratic_gradient_norm(X, Y, var, float(self.C), coef,
-                                                           intercept, bool(self.fit_intercept))
+                                                           intercept, bool(self.fit_intercept),
+                                                           sample_weight)
             warn_if_not_converged(
                 self, self.gradient_norm_ <= self.tol, 1, measure=self.gradient_norm_,
                 measure_name="relative gradient norm", tol=self.tol,
                 reason="the linear solve of the normal equations was inexact")
             return coef, intercept
-        return self._fit_logistic(X, Y, noise)
+        return self._fit_logistic(X, Y, noise, sample_weight)
 
-    def _fit_logistic(self, X, Y, noise: NoiseModel):
+    def _fit_logistic(self, X, Y, noise: NoiseModel, sample_weight=None):
         if noise.keeps_sparsity and not sp.issparse(X):
             X = sp.csr_matrix(X)       # the dropout cumulants only touch non-zero entries
         n, d = X.shape
         K, C, fit_b = Y.shape[1], float(self.C), bool(self.fit_intercept)
+        sw = None if sample_weight is None else sample_weight[:, None]   # row weights
         # K_n(-y_nk w_k) for all columns at once, prepared once (see noise._SignedCumulant)
         cumulant = noise._signed_cumulant(X, Y > 0)
         last = {}
@@ -173,8 +181,11 @@ class MCFClassifier(LinearClassifierBase):
         def fun(x):
             W, b = x[: d * K].reshape(d, K), (x[d * K:] if fit_b else np.zeros(K))
             z = cumulant.value(W) - Y * b
-            f = (W * W).sum(axis=0) + C * np.logaddexp(0.0, z).sum(axis=0)
-            A = C * expit(z)
+            losses = np.logaddexp(0.0, z)
+            A = C * expit(z)                   # d loss / d z, times the row weights
+            if sw is not None:
+                losses, A = sw * losses, sw * A
+            f = (W * W).sum(axis=0) + C * losses.sum(axis=0)
             grad = 2.0 * W + cumulant.grad(W, A)
             last["f"] = f
             return f.sum(), np.concatenate([grad.ravel(), -(A * Y).sum(axis=0)[: K * fit_b]])
@@ -218,23 +229,29 @@ def _per_class_inf_norm(v: np.ndarray, d: int, K: int, fit_b: bool) -> np.ndarra
 
 
 def _quadratic_gradient_norm(X, Y, var, C: float, coef: np.ndarray, intercept: np.ndarray,
-                             fit_b: bool) -> np.ndarray:
+                             fit_b: bool, sample_weight=None) -> np.ndarray:
     """Relative gradient ``||g_k(theta)||_inf / ||g_k(0)||_inf`` of MCF-quadratic per class.
 
-    The objective ``||w||^2 + C sum_n ((y_n - w.x_n - b)^2 + sum_d Var[x̃_nd] w_d^2)`` has the
-    gradient ``2 w + 2 C (X^T (X w + b - y) + v * w)`` in ``w``, ``v = sum_n Var[x̃_n]``, and
-    ``2 C sum_n (w.x_n + b - y_n)`` in ``b``.
+    The objective ``||w||^2 + C sum_n s_n ((y_n - w.x_n - b)^2 + sum_d Var[x̃_nd] w_d^2)``
+    (row weights ``s_n``, all one when ``sample_weight`` is None) has the gradient
+    ``2 w + 2 C (X^T (s * (X w + b - y)) + v * w)`` in ``w``, ``v = sum_n s_n Var[x̃_n]``, and
+    ``2 C sum_n s_n (w.x_n + b - y_n)`` in ``b``.
     """
     W = coef.T
     resid = np.asarray(X @ W) + intercept - Y
-    v = var.adjoint(np.ones((X.shape[0], 1)))
+    if sample_weight is None:
+        v = var.adjoint(np.ones((X.shape[0], 1)))
+        sY = Y
+    else:
+        s = sample_weight[:, None]
+        v, resid, sY = var.adjoint(s), s * resid, s * Y
     g_w = 2.0 * W + 2.0 * C * (np.asarray(X.T @ resid) + v * W)
-    g0_w = -2.0 * C * np.asarray(X.T @ Y)
+    g0_w = -2.0 * C * np.asarray(X.T @ sY)
     norm = np.abs(g_w).max(axis=0, initial=0.0)
     norm0 = np.abs(g0_w).max(axis=0, initial=0.0)
     if fit_b:
         norm = np.maximum(norm, np.abs(2.0 * C * resid.sum(axis=0)))
-        norm0 = np.maximum(norm0, np.abs(2.0 * C * Y.sum(axis=0)))
+        norm0 = np.maximum(norm0, np.abs(2.0 * C * sY.sum(axis=0)))
     return norm / np.where(norm0 > 0.0, norm0, 1.0)
 
 
@@ -276,14 +293,16 @@ def explicit_corruption(X, y=None, *, noise="dropout", q: float | None = None,
     return X_out, np.tile(y, n_copies)
 
 
-def _fit_reporting(owner, estimator, X, y):
+def _fit_reporting(owner, estimator, X, y, sample_weight=None):
     """Fit ``estimator``; re-emit its ``ConvergenceWarning`` (if any) in ``owner``'s name.
 
-    Other warnings pass through unchanged.
+    ``sample_weight`` is passed to ``fit`` only when given. Other warnings pass through
+    unchanged.
     """
+    weights = {} if sample_weight is None else {"sample_weight": sample_weight}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        estimator.fit(X, y)
+        estimator.fit(X, y, **weights)
     for w in caught:
         if issubclass(w.category, ConvergenceWarning):
             n_iter = np.max(getattr(estimator, "n_iter_", np.nan))
@@ -311,6 +330,9 @@ class ExplicitCorruptionClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEsti
     the copies approaches :class:`~robustclf.linear.DropoutSVC`'s expected hinge loss. The copies
     come from the same :mod:`robustclf.noise` object; prediction uses clean inputs.
 
+    It is a meta-estimator, not a linear model: ``class_weight`` belongs to the wrapped
+    estimator (e.g. ``LinearSVC(class_weight="balanced")``).
+
     Parameters
     ----------
     estimator : classifier, default=None
@@ -328,6 +350,13 @@ class ExplicitCorruptionClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEsti
         The paper's M.
     random_state : None, int or numpy Generator, default=None
         Seed of the corruption (the estimator's own randomness is its own parameter).
+    nan_policy : {"absent", "raise"}, default="absent"
+        What NaN in ``X`` means. ``"absent"``: the feature is absent from that row; it is
+        written as 0 -- the value the dropout corruption writes for a deleted feature, and a
+        zero contribution ``w_j x_j`` for a linear ``estimator`` -- before the copies are
+        drawn at fit time and before ``estimator_`` sees the rows at prediction time. Behind
+        a ``StandardScaler`` in a pipeline that is the training mean. ``"raise"``: NaN is
+        rejected with scikit-learn's usual error.
 
     Attributes
     ----------
@@ -341,12 +370,13 @@ class ExplicitCorruptionClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEsti
     """
 
     def __init__(self, estimator=None, *, noise="dropout", q: float | None = None,
-                 n_copies: int = 16, random_state=None):
+                 n_copies: int = 16, random_state=None, nan_policy="absent"):
         self.estimator = estimator
         self.noise = noise
         self.q = q
         self.n_copies = n_copies
         self.random_state = random_state
+        self.nan_policy = nan_policy
 
     def _base_estimator(self):
         if self.estimator is not None:
@@ -355,50 +385,77 @@ class ExplicitCorruptionClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEsti
 
         return LinearSVC(loss="hinge", max_iter=1_000_000, random_state=0)
 
-    def fit(self, X, y) -> ExplicitCorruptionClassifier:
+    def fit(self, X, y, sample_weight=None) -> ExplicitCorruptionClassifier:
         """Draw the copies and fit a clone of ``estimator`` on them.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; never modified. NaN marks an absent feature (``nan_policy``).
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights, repeated for each of the ``n_copies`` copies (every
+            copy of a row carries the row's weight) and passed to the estimator's ``fit``,
+            which must accept ``sample_weight``. ``None`` fits without weights. A weight k is
+            *not* the same as k copies of the row: those would be corrupted independently,
+            k times as many draws; a weight scales one set of ``n_copies`` draws (the two
+            agree as ``n_copies`` grows, and exactly without corruption).
 
         Returns
         -------
         self : object
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                             ensure_all_finite=self._finiteness())
         check_classification_targets(y)
+        base = self._base_estimator()
+        if sample_weight is not None:
+            if not has_fit_parameter(base, "sample_weight"):
+                raise ValueError(
+                    f"sample_weight was given but the estimator {type(base).__name__} does not "
+                    "accept sample_weight in fit; give an estimator that does, or None.")
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                 ensure_non_negative=True)
+            sample_weight = np.tile(sample_weight, check_max_iter(self.n_copies, "n_copies"))
         self.noise_ = make_noise(self.noise, self.q)
-        X_c, y_c = explicit_corruption(X, y, noise=self.noise_, n_copies=self.n_copies,
-                                       random_state=self.random_state)
-        self.estimator_ = _fit_reporting(self, clone(self._base_estimator()), X_c, y_c)
+        X_c, y_c = explicit_corruption(absent_as_zero(X), y, noise=self.noise_,
+                                       n_copies=self.n_copies, random_state=self.random_state)
+        self.estimator_ = _fit_reporting(self, clone(base), X_c, y_c, sample_weight)
         self.classes_ = self.estimator_.classes_
         self.n_iter_ = getattr(self.estimator_, "n_iter_", None)
         return self
 
+    def _finiteness(self):
+        """``ensure_all_finite`` of scikit-learn's validation under ``nan_policy``."""
+        policy = check_option(self.nan_policy, "nan_policy", NAN_POLICIES)
+        return "allow-nan" if policy == "absent" else True
+
     def _validated(self, X):
+        """Validated rows for ``estimator_``, absent (NaN) entries written as 0."""
         check_is_fitted(self)
-        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False,
+                          ensure_all_finite=self._finiteness())
+        return absent_as_zero(X)
 
     def predict(self, X) -> np.ndarray:
-        """Predicted labels of clean inputs."""
+        """Predicted labels of clean inputs (NaN: absent, read as 0 under ``nan_policy``)."""
         X = self._validated(X)
         return self.estimator_.predict(X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X) -> np.ndarray:
-        """The fitted estimator's decision function."""
+        """The fitted estimator's decision function (NaN read as 0 under ``nan_policy``)."""
         X = self._validated(X)
         return self.estimator_.decision_function(X)
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X) -> np.ndarray:
-        """The fitted estimator's class probabilities."""
+        """The fitted estimator's class probabilities (NaN read as 0 under ``nan_policy``)."""
         X = self._validated(X)
         return self.estimator_.predict_proba(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = self.nan_policy == "absent"
         return tags
