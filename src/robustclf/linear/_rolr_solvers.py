@@ -64,7 +64,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 __all__ = ["RoLRSolution", "trimmed_sum", "project_capped_simplex", "solve_dual", "solve_socp",
-           "SOLVERS", "column_medians", "centred_row_norms", "weighted_medians"]
+           "SOLVERS", "column_medians", "centred_row_norms", "weighted_medians", "fill_absent",
+           "has_absent"]
 
 
 class RoLRSolution(NamedTuple):
@@ -230,53 +231,92 @@ def weighted_medians(V: np.ndarray, weights: np.ndarray) -> np.ndarray:
     value whose cumulative weight reaches half the total and the smallest value whose cumulative
     weight exceeds it. For integer weights this is ``np.median`` of the repeated values (the two
     middle order statistics of an even count are averaged), and it does not change when every
-    weight is multiplied by the same positive number. Rows of weight 0 play no part.
+    weight is multiplied by the same positive number. Entries of weight 0 play no part.
+
+    ``weights`` has shape ``(N,)`` (one weight per row) or the shape of ``V`` (one per entry,
+    e.g. 0 where an entry is absent); a column of total weight 0 has median 0.
     """
     V = np.asarray(V, dtype=np.float64)
     column = V.ndim == 1
     V = V[:, None] if column else V
+    weights = np.asarray(weights, dtype=np.float64)
+    if column:
+        weights = weights.reshape(V.shape)
     order = np.argsort(V, axis=0, kind="stable")
-    cum = np.cumsum(np.asarray(weights, dtype=np.float64)[order], axis=0)
+    if weights.ndim == 1:
+        ranked_weights = weights[order]
+    else:
+        ranked_weights = np.take_along_axis(weights, order, axis=0)
+    cum = np.cumsum(ranked_weights, axis=0)
     half = 0.5 * cum[-1]
     lower = np.argmax(cum >= half, axis=0)
     upper = np.argmax(cum > half, axis=0)
     ranked = np.take_along_axis(V, order, axis=0)
     cols = np.arange(V.shape[1])
-    med = 0.5 * (ranked[lower, cols] + ranked[upper, cols])
+    med = np.where(half > 0, 0.5 * (ranked[lower, cols] + ranked[upper, cols]), 0.0)
     return float(med[0]) if column else med
+
+
+def has_absent(X) -> bool:
+    """Whether dense or sparse ``X`` holds NaN (absent entries)."""
+    return bool(np.isnan(X.data if sp.issparse(X) else X).any())
+
+
+def fill_absent(X, values: np.ndarray):
+    """``X`` with each NaN entry of column ``j`` set to ``values[j]``; ``X`` itself untouched.
+
+    Sparse ``X`` stays sparse (stored NaN entries take the value; those set to 0 are removed).
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+        absent = np.isnan(X.data)
+        X.data[absent] = values[X.indices[absent]]
+        X.eliminate_zeros()
+        return X
+    return np.where(np.isnan(X), values, X)
 
 
 def column_medians(X, sample_weight: np.ndarray | None = None, chunk: int = 256) -> np.ndarray:
     """Coordinate-wise median of the rows of dense or sparse ``X`` (implicit zeros counted).
 
-    For sparse ``X`` no column is densified unless its stored entries hold at least about half
-    of the rows (unweighted: ``N / 2 - 1`` entries; weighted: half of the total weight): with
-    more than half of the weight on implicit zeros both middle order statistics are 0. With
-    ``sample_weight`` the medians are :func:`weighted_medians` (a row of weight k counts as k
-    rows); densified columns are processed ``chunk`` at a time.
+    With ``sample_weight`` the medians are :func:`weighted_medians` (a row of weight k counts as
+    k rows). NaN entries are absent: each column's median is that of its observed entries (0 for
+    a column without any). For sparse ``X`` no column is densified unless its stored entries
+    hold about half of the rows or more (``N / 2 - 1`` entries; with weights or NaN, half of
+    the column's observed weight): with more than half of the weight on implicit zeros both
+    middle order statistics are 0. Densified columns are processed ``chunk`` at a time.
     """
-    if sample_weight is not None:
+    if sample_weight is None and not has_absent(X):
         if not sp.issparse(X):
-            return weighted_medians(np.asarray(X), sample_weight)
+            return np.median(np.asarray(X), axis=0)
         Xc = sp.csc_matrix(X)
+        N = Xc.shape[0]
         med = np.zeros(Xc.shape[1])
-        stored = np.asarray(sp.csc_matrix((sample_weight[Xc.indices], Xc.indices, Xc.indptr),
-                                          shape=Xc.shape).sum(axis=0)).ravel()
-        dense = np.flatnonzero(stored >= 0.5 * sample_weight.sum() * (1.0 - 1e-12))
-        for lo in range(0, dense.size, chunk):
-            cols = dense[lo:lo + chunk]
-            med[cols] = weighted_medians(Xc[:, cols].toarray(), sample_weight)
+        counts = np.diff(Xc.indptr)
+        for j in np.flatnonzero(counts >= N / 2.0 - 1.0):
+            start, stop = Xc.indptr[j], Xc.indptr[j + 1]
+            column = np.zeros(N)
+            column[Xc.indices[start:stop]] = Xc.data[start:stop]
+            med[j] = np.median(column)
         return med
+    w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
     if not sp.issparse(X):
-        return np.median(np.asarray(X), axis=0)
+        X = np.asarray(X)
+        return weighted_medians(X, w[:, None] * ~np.isnan(X))
     Xc = sp.csc_matrix(X)
-    N = Xc.shape[0]
+    absent = np.isnan(Xc.data)
+    entry_weight = w[Xc.indices]
+    per_column = sp.csc_matrix((np.where(absent, entry_weight, 0.0), Xc.indices, Xc.indptr),
+                               shape=Xc.shape)
+    observed = float(w.sum()) - np.asarray(per_column.sum(axis=0)).ravel()
+    per_column.data = np.where(absent, 0.0, entry_weight)
+    stored = np.asarray(per_column.sum(axis=0)).ravel()
     med = np.zeros(Xc.shape[1])
-    counts = np.diff(Xc.indptr)
-    for j in np.flatnonzero(counts >= N / 2.0 - 1.0):
-        column = np.zeros(N)
-        column[Xc.indices[Xc.indptr[j]:Xc.indptr[j + 1]]] = Xc.data[Xc.indptr[j]:Xc.indptr[j + 1]]
-        med[j] = np.median(column)
+    dense = np.flatnonzero(stored >= 0.5 * observed * (1.0 - 1e-12))
+    for lo in range(0, dense.size, chunk):
+        cols = dense[lo:lo + chunk]
+        block = Xc[:, cols].toarray()
+        med[cols] = weighted_medians(block, w[:, None] * ~np.isnan(block))
     return med
 
 

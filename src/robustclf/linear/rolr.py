@@ -20,6 +20,7 @@ from .._validation import (
 )
 from ._base import (
     LinearClassifierBase,
+    absent_as_zero,
     warn_if_not_converged,
 )
 from ._rolr_offset import _OFFSET_MAX_ITER, _OFFSET_TOL, OffsetFit, fit_offset
@@ -28,6 +29,8 @@ from ._rolr_solvers import (
     _Design,
     centred_row_norms,
     column_medians,
+    fill_absent,
+    has_absent,
     trimmed_weights,
     weighted_medians,
 )
@@ -223,6 +226,8 @@ class RobustLogisticRegression(LinearClassifierBase):
     True
     """
 
+    _fit_reads_absent = True     # NaN at fit: zero in the centred space of Eq. (2)
+
     def __init__(self, *, n_outliers=None, outlier_fraction=None, threshold="auto",
                  fit_intercept=True, intercept_scaling="deprecated", solver="dual", tol=1e-6,
                  max_iter=10_000,
@@ -296,13 +301,19 @@ class RobustLogisticRegression(LinearClassifierBase):
         """Algorithm 1's preprocessing: centre, threshold, centre again, scale.
 
         With row ``weights`` the medians and the mean are weighted (a row of weight k counts
-        as k rows) and the removed amount is a weight. Returns the mask of kept rows, the
-        centre (or None), the scale ``S``, the threshold.
+        as k rows) and the removed amount is a weight. Absent (NaN) entries are excluded from
+        the medians and put at the centre, so that they are 0 in the centred rows (see
+        ``nan_policy``). Returns the kept rows (absent entries at the final centre), their mask,
+        the centre (or None), the scale ``S`` and the threshold.
         """
         N, p = X.shape
         total = N if weights is None else float(weights.sum())
+        absent = has_absent(X)
+        if absent and not self.fit_intercept:       # the centre is 0
+            X, absent = absent_as_zero(X), False
         center = column_medians(X, weights) if self.fit_intercept else None
-        norms = centred_row_norms(X, center)
+        Xk = fill_absent(X, center) if absent else X
+        norms = centred_row_norms(Xk, center)
         T = self._threshold(norms, p, total - n1, weights)
         keep = np.ones(N, dtype=bool)
         kept_weights = weights
@@ -322,10 +333,13 @@ class RobustLogisticRegression(LinearClassifierBase):
                               UserWarning, stacklevel=5)
             if not keep.all():
                 kept_weights = None if weights is None else weights[keep]
+                Xk = X[keep]
                 if center is not None:
-                    center = column_medians(X[keep], kept_weights)
-                norms = centred_row_norms(X[keep], center)
-        return keep, center, _robust_scale(norms, kept_weights), T
+                    center = column_medians(Xk, kept_weights)
+                if absent:
+                    Xk = fill_absent(Xk, center)
+                norms = centred_row_norms(Xk, center)
+        return Xk, keep, center, _robust_scale(norms, kept_weights), T
 
     def _fit_ovr(self, X, Y, sample_weight=None):
         """Drop the rows of weight 0 (exactly as if removed), then :meth:`_fit_rows`."""
@@ -347,8 +361,7 @@ class RobustLogisticRegression(LinearClassifierBase):
         """
         N, p = X.shape
         n1 = self._resolve_n_outliers(N, w)
-        keep, center, S, T = self._preprocess(X, n1, w)
-        Xk = X if keep.all() else X[keep]
+        Xk, keep, center, S, T = self._preprocess(X, n1, w)
         wk = None if w is None else w[keep]
         if w is None:
             n_trim = min(N - n1, Xk.shape[0])
