@@ -140,3 +140,161 @@ def test_bad_band_and_frame():
         RobustnessCurveDisplay(_frame()).plot(band="ci")
     with pytest.raises(ValueError, match="missing the column"):
         RobustnessCurveDisplay(_frame().drop(columns="error")).plot()
+
+
+# -- fitted estimators: from_estimator and from_certified_estimator ---------------------------
+
+
+class NoRefit(LogisticRegression):
+    """A logistic regression fitted once by ``fit_once``; ``fit`` raises."""
+
+    def fit(self, X, y, sample_weight=None):
+        raise AssertionError("fit must not be called on a fitted model")
+
+    def fit_once(self, X, y):
+        return super().fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def no_refit(data):
+    return NoRefit().fit_once(data[0], data[1])
+
+
+def test_from_estimator_never_refits(data, no_refit):
+    from robustclf.evaluation import fitted_robustness_curve
+
+    display = RobustnessCurveDisplay.from_estimator(
+        no_refit, data[2], data[3], corruption=ZeroColumns(), levels=[0, 2, 5], n_repeats=2,
+        random_state=0)
+    expected = fitted_robustness_curve(no_refit, data[2], data[3], corruption=ZeroColumns(),
+                                       levels=[0, 2, 5], n_repeats=2, random_state=0)
+    pd.testing.assert_series_equal(display.frame["error"], expected["error"])
+    assert [line.get_label() for line in display.lines_] == ["NoRefit"]
+    assert display.ax_.get_ylabel() == "test error"
+    np.testing.assert_allclose(display.lines_[0].get_xdata(), [0, 2, 5])
+
+
+def test_from_estimator_overlays_models_on_one_axes(data, no_refit):
+    other = DummyClassifier().fit(data[0], data[1])
+    first = RobustnessCurveDisplay.from_estimator(
+        no_refit, data[2], data[3], corruption=ZeroColumns(), levels=[0, 2], name="mine")
+    second = RobustnessCurveDisplay.from_estimator(
+        other, data[2], data[3], corruption=ZeroColumns(), levels=[0, 2], ax=first.ax_)
+    assert second.ax_ is first.ax_
+    legend = second.ax_.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["mine", "DummyClassifier"]
+
+
+@pytest.mark.parametrize(("scoring", "ylabel"),
+                         [("balanced_accuracy", "balanced accuracy"),
+                          ("neg_log_loss", "neg log loss"), ("error", "test error")])
+def test_from_estimator_scoring_sets_the_y_label(data, no_refit, scoring, ylabel):
+    display = RobustnessCurveDisplay.from_estimator(
+        no_refit, data[2], data[3], corruption=ZeroColumns(), levels=[0, 3], scoring=scoring)
+    assert display.ax_.get_ylabel() == ylabel
+    column = "error" if scoring == "error" else "score"
+    np.testing.assert_allclose(display.lines_[0].get_ydata(), display.frame[column])
+
+
+def test_from_estimator_rejects_bad_name_and_unfitted(data, no_refit):
+    with pytest.raises(ValueError, match="name must be"):
+        RobustnessCurveDisplay.from_estimator(no_refit, data[2], data[3],
+                                              corruption=ZeroColumns(), levels=[0], name=3)
+    with pytest.raises(ValueError, match="not fitted"):
+        RobustnessCurveDisplay.from_estimator(LogisticRegression(), data[2], data[3],
+                                              corruption=ZeroColumns(), levels=[0])
+
+
+def test_from_certified_estimator(data, no_refit):
+    from robustclf.certify import certified_error
+
+    display = RobustnessCurveDisplay.from_certified_estimator(
+        no_refit, data[2], data[3], budgets=[0, 1, 2], name="lr")
+    assert display.ax_.get_ylabel() == "certified error"
+    assert display.ax_.get_xlabel() == "budget (certified)"
+    assert display.bands_ == [None] and display.bounds_[0] is not None
+    expected = [certified_error(no_refit, data[2], data[3], b).error for b in (0, 1, 2)]
+    np.testing.assert_allclose(display.lines_[0].get_ydata(), expected)
+
+
+def test_from_estimators_with_scoring_and_a_mixed_scoring_frame(data):
+    kwargs = dict(corruption=ZeroColumns(), levels=[0, 2], random_state=0)
+    display = RobustnessCurveDisplay.from_estimators(
+        {"lr": LogisticRegression()}, *data, scoring="roc_auc", **kwargs)
+    assert display.ax_.get_ylabel() == "roc auc"
+    auc = display.frame
+    f1 = robustness_curve({"lr": LogisticRegression()}, *data, scoring="f1", **kwargs)
+    both = RobustnessCurveDisplay.from_frame(pd.concat([auc, f1]))
+    assert [line.get_label() for line in both.lines_] == ["lr (roc_auc)", "lr (f1)"]
+    assert both.ax_.get_ylabel() == "score"
+
+
+def test_plot_another_value_column():
+    frame = _frame().assign(fit_seconds=1.0)
+    display = RobustnessCurveDisplay(frame, value="fit_seconds").plot()
+    assert display.ax_.get_ylabel() == "fit seconds"
+    np.testing.assert_allclose(display.lines_[0].get_ydata(), 1.0)
+
+
+# -- the issue's target: a fitted pipeline on a DataFrame with a categorical column -----------
+
+
+def _categorical_frame(n, rng):
+    color = rng.choice(["red", "green", "blue"], size=n)
+    X = pd.DataFrame({
+        "color": pd.Categorical(color),
+        "size": rng.normal(size=n),
+        "weight": rng.normal(size=n),
+    })
+    y = ((color == "red") ^ (X["size"].to_numpy() > 0)).astype(int)
+    return X, y
+
+
+def _corruptions_keep_dataframes() -> bool:
+    """Whether the library's deletion corruptions return a DataFrame for a DataFrame yet."""
+    from robustclf.corruption import RandomDeletion
+
+    X, _ = _categorical_frame(4, np.random.default_rng(0))
+    try:
+        out = RandomDeletion(fraction=0.5, fill=np.nan).corrupt(X, random_state=0)
+    except (ValueError, TypeError):
+        return False
+    return isinstance(out, pd.DataFrame) and list(out.columns) == list(X.columns)
+
+
+@pytest.mark.xfail(
+    not _corruptions_keep_dataframes(), strict=True,
+    reason="needs corruptions that return a DataFrame (with its categorical column, deleted "
+           "as missing values) for a DataFrame: issue 16, item 3")
+def test_from_estimator_on_a_fitted_categorical_pipeline_never_calls_fit(monkeypatch):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.pipeline import Pipeline, make_pipeline
+    from sklearn.preprocessing import OrdinalEncoder
+
+    from robustclf.corruption import RandomDeletion
+
+    rng = np.random.default_rng(0)
+    X_train, y_train = _categorical_frame(300, rng)
+    X_test, y_test = _categorical_frame(200, rng)
+    encode = ColumnTransformer(
+        [("color", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=np.nan),
+          ["color"])], remainder="passthrough")
+    model = make_pipeline(encode, HistGradientBoostingClassifier(
+        categorical_features=[0], max_iter=30, random_state=0)).fit(X_train, y_train)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fit must not be called on a fitted model")
+
+    for cls in (Pipeline, ColumnTransformer, OrdinalEncoder, HistGradientBoostingClassifier):
+        for method in ("fit", "fit_transform", "fit_predict"):
+            if hasattr(cls, method):
+                monkeypatch.setattr(cls, method, no_fit)
+
+    display = RobustnessCurveDisplay.from_estimator(
+        model, X_test, y_test, corruption=RandomDeletion(fraction=0.0, fill=np.nan),
+        levels=[0.0, 0.3, 0.6], n_repeats=2, random_state=0)
+    assert [line.get_label() for line in display.lines_] == ["HistGradientBoostingClassifier"]
+    errors = summarize_curve(display.frame).set_index("level")["mean"]
+    assert errors[0.0] < 0.1  # the clean model is nearly perfect on this rule
+    assert errors[0.6] > errors[0.0]  # deleting features (the colour too) hurts it

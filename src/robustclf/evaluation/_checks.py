@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import get_scorer
+from sklearn.metrics import check_scoring, get_scorer
 
 from .._validation import check_labels
 
@@ -213,7 +213,10 @@ def check_scorer(scoring):
                 f"got {scoring!r}."
             ) from None
     if callable(scoring) and not isinstance(scoring, type):
-        return scoring
+        try:  # scikit-learn's own check: refuses a metric function such as f1_score
+            return check_scoring(None, scoring)
+        except ValueError as exc:
+            raise ValueError(f"scoring: {exc}") from None
     raise ValueError(
         "scoring must be 'error', a scikit-learn scorer name or a callable "
         f"scorer(estimator, X, y) (one metric; lists and dicts are not supported), "

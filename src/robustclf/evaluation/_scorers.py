@@ -88,7 +88,7 @@ def make_corruption_scorer(
     >>> search = search.fit(X, y)
     >>> sorted(search.best_params_)
     ['C']
-    >>> 0.0 <= search.best_score_ <= 1.0
+    >>> bool(0.0 <= search.best_score_ <= 1.0)
     True
     """
     scorer = check_scorer(scoring)
