@@ -250,22 +250,6 @@ def _categorical_frame(n, rng):
     return X, y
 
 
-def _corruptions_keep_dataframes() -> bool:
-    """Whether the library's deletion corruptions return a DataFrame for a DataFrame yet."""
-    from robustclf.corruption import RandomDeletion
-
-    X, _ = _categorical_frame(4, np.random.default_rng(0))
-    try:
-        out = RandomDeletion(fraction=0.5, fill=np.nan).corrupt(X, random_state=0)
-    except (ValueError, TypeError):
-        return False
-    return isinstance(out, pd.DataFrame) and list(out.columns) == list(X.columns)
-
-
-@pytest.mark.xfail(
-    not _corruptions_keep_dataframes(), strict=True,
-    reason="needs corruptions that return a DataFrame (with its categorical column, deleted "
-           "as missing values) for a DataFrame: issue 16, item 3")
 def test_from_estimator_on_a_fitted_categorical_pipeline_never_calls_fit(monkeypatch):
     from sklearn.compose import ColumnTransformer
     from sklearn.ensemble import HistGradientBoostingClassifier
