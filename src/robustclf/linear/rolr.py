@@ -68,9 +68,16 @@ class RobustLogisticRegression(LinearClassifierBase):
     ----------
     n_outliers : int, default=None
         Upper bound ``n1`` on the number of outliers among the training rows. Give at most one of
-        ``n_outliers`` and ``outlier_fraction``; with neither, ``outlier_fraction=0.1``.
+        ``n_outliers`` and ``outlier_fraction``; with neither, ``outlier_fraction=0.1``. With row
+        weights (``sample_weight`` or ``class_weight``) it is an amount of weight, a row of
+        weight k counting as k rows (see Notes, *Row weights*); it must be less than the total
+        weight.
     outlier_fraction : float in [0, 1), default=None
-        ``n1 = ceil(outlier_fraction * N)``.
+        ``n1 = ceil(outlier_fraction * N)``. With row weights ``N`` is the total weight ``W``:
+        ``n1 = ceil(outlier_fraction * W)`` when every weight is an integer (the weights count
+        copies, so this is the rule of the repeated rows), ``outlier_fraction * W`` otherwise
+        (real weights, e.g. ``class_weight="balanced"`` or weights summing to 1, have no unit
+        to round to; the fit is then unchanged when all weights are multiplied by a constant).
     threshold : {"auto", "paper"}, float > 0 or None, default="auto"
         Preprocessing threshold ``T``: rows whose centred norm ``||x_i - m||`` is ``>= T`` are
         removed before the fit.
@@ -128,6 +135,21 @@ class RobustLogisticRegression(LinearClassifierBase):
     max_iter : int, default=10000
         Iteration limit of the solver; reaching it raises a ``ConvergenceWarning`` with the
         relative duality gap reached.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, as in scikit-learn: ``{label: weight}``, or ``"balanced"`` for
+        ``N / (n_classes * n_c)``; every row's weight is multiplied by its class's (see
+        ``sample_weight`` in :meth:`fit` and Notes, *Row weights*). ``None``: all classes 1.
+    nan_policy : {"absent", "raise"}, default="absent"
+        ``"absent"``: NaN in ``X`` means that the feature is absent from that row and contributes
+        nothing. At prediction time (as for every linear model of the library) its term
+        ``coef_j x_j`` is dropped, i.e. it is read as 0; through a ``StandardScaler`` pipeline
+        that is the training mean. At fit time it contributes nothing *to Eq. (2)*: RoLR solves
+        Eq. (2) on the centred rows ``z_i = (x_i - m) / S``, and an absent entry gets
+        ``z_ij = 0`` (no term in the row's correlation ``y <beta, z>`` and in its norm), i.e.
+        it is put at the centre ``m_j``, which is the median of the *observed* entries of
+        feature ``j``; without ``fit_intercept`` there is no centre and this is 0, the same as
+        at prediction. See Notes, *Absent features at fit time*. ``"raise"``: NaN in ``X`` is
+        an error at fit and prediction time.
 
     Attributes
     ----------
@@ -157,13 +179,15 @@ class RobustLogisticRegression(LinearClassifierBase):
         ``n1`` rows of largest correlation are trimmed (False), as are the rows removed by the
         threshold. Outliers whose labels contradict the model have small correlations and stay
         in the trimmed set: RoLR bounds their influence instead of removing them. All kept rows
-        are True for a collapsed problem.
+        are True for a collapsed problem. With row weights a row is True when any part of its
+        weight is in the trimmed sum; rows of weight 0 are False.
     threshold_ : float or None
         The threshold ``T`` applied on the centred raw scale.
     x_scale_ : float
-        ``S``, the median centred norm of the kept rows.
-    n_outliers_ : int
-        The resolved bound ``n1``.
+        ``S``, the median centred norm of the kept rows (weighted median with row weights).
+    n_outliers_ : int or float
+        The resolved bound ``n1`` (a float for real-valued row weights, see
+        ``outlier_fraction``).
     objective_, dual_objective_ : ndarray of shape (1,) or (n_classes,)
         Trimmed sum (Eq. 2) of the unit direction ``beta_hat`` on the scaled rows ``z_i`` and
         the dual upper bound; their difference is the duality gap.
@@ -208,6 +232,49 @@ class RobustLogisticRegression(LinearClassifierBase):
     ``scale_ = 1`` keeps ``argmax(predict_proba) = predict``. A collapsed problem has
     ``t = 0``, hence ``a = 0`` and ``b`` the (ridge-)log-odds of its positive class, so it
     predicts its majority class.
+
+    *Row weights.* ``fit(X, y, sample_weight)`` (times ``class_weight``) follows scikit-learn's
+    meaning: a row of integer weight k gives the same model as k copies of the row, weight 0 the
+    same as removing it. Every step is the weighted form of the unweighted one, chosen so that
+    this holds exactly:
+
+    * the trimmed sum of Eq. (2) sums the smallest correlations up to the total weight
+      ``n = W - n1`` (``W``: the total weight; a fraction of a row's copies may be trimmed):
+      the capped simplex of the dual becomes ``{0 <= t_i <= w_i, sum t_i = n}``, and the dual
+      solver runs the iteration of the repeated rows (same iterates up to rounding, see
+      :mod:`robustclf.linear._rolr_solvers`);
+    * ``n_outliers`` and ``outlier_fraction`` count weight (see there);
+    * the centre ``m`` (coordinate-wise median), the ``"auto"`` threshold (3 times the median
+      row norm, or the mean) and the scale ``S`` are *weighted* medians and means -- the
+      statistics of the repeated rows (for an even total weight the two middle values are
+      averaged, as ``np.median`` does); the removed amount compared with ``n1`` is a weight,
+      and ``"paper"`` uses ``n = W - n1``;
+    * the offset fit weights each row's logistic loss (its ridge and stopping rule use ``W``
+      for the number of rows), as does the slope ``scale_`` without ``fit_intercept``, and a
+      collapsed problem's log-odds use the classes' total weights.
+
+    Rows of weight 0 are removed before anything else. Without weights (or with all weights 1)
+    the computation is the unweighted one, unchanged.
+
+    *Absent features at fit time.* The library's linear models read NaN at prediction time as
+    a raw 0 (``coef_j x_j`` dropped). Reading NaN as a raw 0 at fit time too would put an absent
+    entry at ``-m_j / S`` in the centred rows that Eq. (2) correlates with the labels: every
+    absent entry then adds ``-y_i m_j / S`` to the correlation, a component along the median
+    ``m`` weighted by the class balance of the rows with absent entries, which the direction
+    of Eq. (2) (no intercept) cannot absorb. Measured with NaN at random (MCAR) in training and
+    test rows at the same rate, predictions with the absent terms dropped, mean test error
+    over 2-3 seeds: digits (pixels / 16, 1,200 training rows) 0.152 (centred zero) vs 0.175
+    (raw zero) at 10 % absent, 0.265 vs 0.520 at 30 %; spambase (raw) 0.320 vs 0.316 at 10 %,
+    0.340 vs 0.394 at 30 %; through a ``StandardScaler`` pipeline, where the raw zero is the
+    training mean and close to the median, both choices agree within 0.006 (spambase 0.095 vs
+    0.100 at 10 %, 0.118 vs 0.120 at 30 %; a Gaussian simulation 0.301 vs 0.300). On raw
+    Gaussian features of mean 3 (``p = 20``, logistic labels, 3 seeds) the two are also close
+    (0.331 vs 0.328 at 10 %, 0.406 vs 0.410 at 30 %), the raw zero being far from the
+    data there whichever way the model was fitted. Hence absence at fit time is the centred
+    zero, which is RoLR's own meaning of "contributes nothing". At prediction time the fitted model stays the linear function
+    ``X @ coef_.T + intercept_`` of every linear model of the library, with the absent terms
+    dropped: the decision value of a row with absent feature ``j`` is its centred-zero value
+    minus ``coef_j m_j``; standardise (pipeline) when that offset matters.
 
     References
     ----------
@@ -414,9 +481,11 @@ class RobustLogisticRegression(LinearClassifierBase):
                               tol=float(self.tol))
         collapsed = [k for k, r in enumerate(results) if r.collapsed]
         if collapsed:
+            terms = (f"{n_trim} smallest terms" if isinstance(n_trim, (int, np.integer))
+                     else f"smallest terms up to the weight {n_trim:g}")
             warnings.warn(f"RoLR collapsed to beta = 0 in {len(collapsed)} of {len(results)} "
-                          f"binary problem(s): the optimal trimmed correlation of the {n_trim:g} "
-                          "smallest terms is at most tol times its largest possible value "
+                          f"binary problem(s): the optimal trimmed correlation of the {terms} "
+                          "is at most tol times its largest possible value "
                           "(certified by the duality gap): too many outliers kept, or "
                           "n_outliers too small. The model predicts the majority class there.",
                           UserWarning, stacklevel=5)
