@@ -1,4 +1,7 @@
-"""FeatureBoostClassifier: Table 1's loop, the sklearn contract and sleeping experts."""
+"""FeatureBoostClassifier: Table 1's loop, the sklearn contract and sleeping experts.
+
+The vote with missing values is tested against a reference in test_ensemble_nan.py.
+"""
 
 import math
 
@@ -161,18 +164,18 @@ def test_predict_proba_only_with_soft_voting_and_a_probabilistic_learner(thresho
     assert not hasattr(FeatureBoostClassifier(ColumnRecorder(), voting="soft"), "predict_proba")
 
 
-def test_sleeping_experts_only_awake_models_vote(fitted, threshold):
+def test_experts_not_trained_on_a_missing_column_stay_awake(fitted, threshold):
     X_test = threshold[3][:20].copy()
     hidden = fitted.feature_subsets_[0][0]  # round 1 sees every column, later rounds may not
     X_test[:, hidden] = np.nan
-    awake = [i for i, c in enumerate(fitted.feature_subsets_) if hidden not in c]
-    votes = np.zeros((20, 2))
-    for i in awake:
-        pred = fitted.estimators_[i].predict(X_test[:, fitted.feature_subsets_[i]])
-        votes[np.arange(20), pred] += fitted.estimator_weights_[i]
-    if awake and fitted.estimator_weights_[awake].sum() > 0:
-        np.testing.assert_array_equal(fitted.predict(X_test),
-                                      fitted.classes_[votes.argmax(axis=1)])
+    missing = np.isnan(X_test)
+    filled = np.where(missing, fitted.column_means_, X_test)
+    for e, cols in enumerate(fitted.feature_subsets_):
+        dependence = fitted._dependence(e, filled, missing)
+        if hidden not in cols:
+            assert (dependence == 0).all()
+        else:
+            assert hidden in fitted.used_features_[e] or (dependence == 0).all()
 
 
 def test_rows_with_no_awake_expert_are_mean_filled(fitted, threshold):
