@@ -33,6 +33,25 @@ else:  # pragma: no cover - only before any robust estimator exists
 # Add (factory, {check_name: reason}) pairs in the section of the subpackage they live in.
 _UNREGISTERED = [
     # -- robustclf.missing --
+    (lambda: __import__("robustclf.missing", fromlist=["missing"]).GaussianMixtureImputer(
+        n_components=2, random_state=0), {}),
+    (lambda: __import__("robustclf.missing", fromlist=["missing"]).GroupMissingIndicator(), {}),
+    # hard margin (Eq. 4): these checks fit on data that are not strictly linearly separable,
+    # where no solution exists and fit raises "not strictly linearly separable; use
+    # GeometricMarginSVC" by design; the same properties are tested on separable data in
+    # tests/missing/test_geometric_socp.py. Needs the optional extra "conic" (cvxpy, Clarabel).
+    *([(lambda: __import__("robustclf.missing", fromlist=["missing"])
+        .GeometricMarginSeparableSVC(tol=1e-3), dict.fromkeys([
+            "check_fit_score_takes_y", "check_n_features_in_after_fitting",
+            "check_estimators_dtypes", "check_sample_weights_pandas_series",
+            "check_sample_weights_not_an_array", "check_sample_weights_list",
+            "check_dtype_object", "check_classifier_data_not_an_array",
+            "check_classifiers_train", "check_supervised_y_2d", "check_fit_idempotent",
+            "check_fit_check_is_fitted", "check_n_features_in"],
+            "hard-margin Eq. (4) has no solution on the check's data, which are not strictly "
+            "linearly separable: fit raises a ValueError by design"))]
+      if all(__import__("importlib.util", fromlist=["util"]).find_spec(name)
+             for name in ("cvxpy", "clarabel")) else []),
     # -- robustclf.ensemble --
     (lambda: __import__("robustclf.ensemble", fromlist=["ensemble"]).MixtureOfExpertsClassifier(
         n_estimators=5, random_state=0),
