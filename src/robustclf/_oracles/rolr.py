@@ -28,6 +28,13 @@ column in Eq. 2); :func:`fit_offset_scipy` re-solves it with scipy's L-BFGS-B at
 gradient of 1e-12. :func:`oracle_fit` returns ``coef``, ``intercept`` and the objective of Eq. (2)
 per one-vs-rest problem in the estimator's conventions, and :func:`bench_cases` times the
 default estimator against it.
+
+Row weights (``sample_weight``) follow the estimator's documented semantics, re-derived here
+from the copies view rather than from the estimator's code: weighted medians (the mass of each
+row is its weight; an absent, NaN entry has no mass), the capped simplex with caps ``w``
+(Euclidean projection with those caps, not the estimator's weighted metric), slacks ``w_i xi_i``
+in the conic program, and a weighted logistic loss in stage 2. Rows of weight 0 are kept and
+simply weigh nothing. NaN entries are absent: excluded from the medians and put at the centre.
 """
 
 from __future__ import annotations
@@ -41,52 +48,107 @@ import scipy.sparse as sp
 
 from ._timing import fit, timed
 
-__all__ = ["preprocess", "design_matrix", "certified_bracket", "project_capped_simplex_bisect",
+__all__ = ["weighted_median", "resolve_n_outliers", "preprocess", "design_matrix",
+           "certified_bracket", "project_capped_simplex_bisect",
            "solve_conic", "solve_numpy", "fit_offset_scipy", "oracle_fit", "oracle_predict",
            "bench_cases"]
 
 
-def preprocess(X, n_outliers: int, *, threshold="auto", fit_intercept: bool = True,
-               auto_factor: float = 3.0):
+def weighted_median(values: np.ndarray, mass: np.ndarray) -> float:
+    """Median of the distribution with ``mass[i]`` on ``values[i]`` (0 if the mass is 0).
+
+    The mean of the smallest value at which the cumulative mass reaches half the total and the
+    smallest at which it exceeds half: for integer masses, ``np.median`` of the repeated values.
+    """
+    keep = mass > 0
+    values, mass = values[keep], mass[keep]
+    if values.size == 0:
+        return 0.0
+    order = np.argsort(values)
+    values, cum = values[order], np.cumsum(mass[order])
+    half = cum[-1] / 2.0
+    lower = values[np.searchsorted(cum, half, side="left")]
+    upper = values[min(np.searchsorted(cum, half, side="right"), values.size - 1)]
+    return 0.5 * (lower + upper)
+
+
+def _medians(X, w):
+    """Column medians of ``X`` with row masses ``w``, NaN entries without mass."""
+    return np.array([weighted_median(np.nan_to_num(X[:, j]), w * ~np.isnan(X[:, j]))
+                     for j in range(X.shape[1])])
+
+
+def _centred(X, center):
+    """``X - center`` with absent (NaN) entries at the centre, i.e. 0."""
+    return np.nan_to_num(X if center is None else X - center)
+
+
+def resolve_n_outliers(n_outliers, outlier_fraction, sample_weight, N):
+    """``n1`` as documented: a count of rows, or of weight (ceil only for integer weights)."""
+    if n_outliers is not None:
+        return n_outliers
+    if sample_weight is None:
+        return math.ceil(outlier_fraction * N - 1e-9)
+    total = float(np.sum(sample_weight))
+    if np.all(np.mod(sample_weight, 1.0) == 0):
+        return math.ceil(outlier_fraction * total - 1e-9)
+    return outlier_fraction * total
+
+
+def preprocess(X, n_outliers, *, threshold="auto", fit_intercept: bool = True,
+               auto_factor: float = 3.0, sample_weight=None):
     """RoLR's preprocessing, as documented by the estimator, in plain dense numpy.
 
     Centre at the coordinate-wise median (``fit_intercept``), remove rows whose centred norm is
     ``>= T`` (``"auto"``: ``T = 3 median``; ``"paper"``: ``4 sqrt(log p + log n)``; a float; or
     ``None``), centre the kept rows again, scale by the median centred norm of the kept rows.
+    With ``sample_weight`` every median and mean is weighted and ``n`` is a weight; NaN entries
+    are absent (no mass in the medians, at the centre in the rows).
 
     Returns
     -------
-    keep : ndarray of bool, center : ndarray or None, scale : float, n_trim : int
+    keep : ndarray of bool, center : ndarray or None, scale : float, n_trim : int or float
     """
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     N, p = X.shape
-    center = np.median(X, axis=0) if fit_intercept else None
-    norms = np.linalg.norm(X if center is None else X - center, axis=1)
+    w = np.ones(N) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if not fit_intercept:
+        X = np.nan_to_num(X)
+    total = float(w.sum())
+    center = _medians(X, w) if fit_intercept else None
+    norms = np.linalg.norm(_centred(X, center), axis=1)
     if threshold is None:
         T = None
     elif threshold == "auto":
-        med = float(np.median(norms))
-        T = auto_factor * (med if med > 0 else float(np.mean(norms)) or 1.0)
+        med = weighted_median(norms, w)
+        T = auto_factor * (med if med > 0 else float(np.average(norms, weights=w)) or 1.0)
     elif threshold == "paper":
-        T = 4.0 * math.sqrt(math.log(p) + math.log(max(N - n_outliers, 1)))
+        T = 4.0 * math.sqrt(math.log(p) + math.log(max(total - n_outliers, 1)))
     else:
         T = float(threshold)
     keep = np.ones(N, dtype=bool) if T is None else norms < T
-    Xk = X[keep]
+    Xk, wk = X[keep], w[keep]
     if fit_intercept:
-        center = np.median(Xk, axis=0)
-    norms = np.linalg.norm(Xk if center is None else Xk - center, axis=1)
-    scale = float(np.median(norms)) if np.median(norms) > 0 else float(np.mean(norms)) or 1.0
-    return keep, center, scale, min(N - n_outliers, int(keep.sum()))
+        center = _medians(Xk, wk)
+    norms = np.linalg.norm(_centred(Xk, center), axis=1)
+    med = weighted_median(norms, wk)
+    scale = med if med > 0 else float(np.average(norms, weights=wk)) or 1.0
+    if sample_weight is None:
+        return keep, center, scale, min(N - n_outliers, int(keep.sum()))
+    return keep, center, scale, min(total - n_outliers, float(wk.sum()))
 
 
 def design_matrix(X, y, *, center=None, scale: float = 1.0, intercept_scaling=None):
-    """``A = diag(y) [(X - m) / S, c]``, formed explicitly.
+    """``A = diag(y) [(X - m) / S, c]``, formed explicitly (absent, NaN entries: 0).
 
     Dense for dense ``X``; for sparse ``X`` a CSR matrix in which only the columns with a
     non-zero centre ``m_j`` are stored densely.
     """
     yv = np.asarray(y, dtype=np.float64)
+    if sp.issparse(X) and np.isnan(X.data).any():
+        X = X.toarray()
+    if not sp.issparse(X) and np.isnan(X).any():         # absent: at the centre (or 0)
+        X = np.where(np.isnan(X), 0.0 if center is None else center, X)
     if sp.issparse(X):
         Z = sp.csc_matrix(X, dtype=np.float64, copy=True)
         if center is not None:
@@ -105,52 +167,66 @@ def design_matrix(X, y, *, center=None, scale: float = 1.0, intercept_scaling=No
     return Z * yv[:, None]
 
 
-def _sum_smallest(z: np.ndarray, n: int) -> float:
-    return float(np.sort(z)[:n].sum())
+def _sum_smallest(z: np.ndarray, n, caps=None) -> float:
+    """Sum of the smallest entries of ``z`` up to the mass ``n`` (entry ``i`` has mass
+    ``caps[i]``, default 1): a greedy fill in increasing order."""
+    if caps is None:
+        return float(np.sort(z)[:n].sum())
+    order = np.argsort(z)
+    taken = np.minimum(caps[order], np.maximum(n - (np.cumsum(caps[order]) - caps[order]), 0.0))
+    return float(taken @ z[order])
 
 
-def certified_bracket(A: np.ndarray, n: int, beta: np.ndarray, t: np.ndarray | None = None):
+def certified_bracket(A: np.ndarray, n, beta: np.ndarray, t: np.ndarray | None = None,
+                      caps: np.ndarray | None = None):
     """``(P(beta / ||beta||), ||A^T t||)``: a lower and an upper bound on the optimum ``P*``.
 
-    ``t`` must lie in ``C`` (checked to 1e-9); without it the upper bound is ``inf``.
+    ``t`` must lie in ``C = {0 <= t <= caps, sum t = n}`` (caps 1 by default; checked to
+    1e-9); without it the upper bound is ``inf``.
     """
     norm = float(np.linalg.norm(beta))
-    lower = _sum_smallest(A @ (beta / norm), n) if norm > 0 else 0.0
+    lower = _sum_smallest(A @ (beta / norm), n, caps) if norm > 0 else 0.0
     if t is None:
         return lower, math.inf
-    if t.min() < -1e-12 or t.max() > 1 + 1e-12 or abs(t.sum() - n) > 1e-9 * max(n, 1):
+    top = 1.0 if caps is None else caps
+    if (t.min() < -1e-12 or np.any(t > top + 1e-12)
+            or abs(t.sum() - n) > 1e-9 * max(n, 1)):
         raise ValueError("t is not in the capped simplex.")
     return lower, float(np.linalg.norm(A.T @ t))
 
 
-def project_capped_simplex_bisect(v: np.ndarray, n: float) -> np.ndarray:
-    """Projection onto ``C``: bisection on the shift, then the exact shift of the final piece."""
-    lo, hi = float(v.min()) - 1.0, float(v.max())
+def project_capped_simplex_bisect(v: np.ndarray, n: float, caps: np.ndarray | None = None):
+    """Euclidean projection onto ``{0 <= t <= caps, sum t = n}`` (caps 1 by default):
+    bisection on the shift, then the exact shift of the final piece."""
+    top = np.ones_like(v) if caps is None else np.asarray(caps, dtype=np.float64)
+    lo, hi = float(v.min()) - float(top.max()), float(v.max())
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if np.clip(v - mid, 0.0, 1.0).sum() > n:
+        if np.clip(v - mid, 0.0, top).sum() > n:
             lo = mid
         else:
             hi = mid
         if hi - lo <= 1e-15 * max(1.0, abs(mid)):
             break
     tau = 0.5 * (lo + hi)
-    free = (v - tau > 0.0) & (v - tau < 1.0)
+    free = (v - tau > 0.0) & (v - tau < top)
     if free.any():
-        tau += (np.clip(v - tau, 0.0, 1.0).sum() - n) / free.sum()
-    t = np.clip(v - tau, 0.0, 1.0)
+        tau += (np.clip(v - tau, 0.0, top).sum() - n) / free.sum()
+    t = np.clip(v - tau, 0.0, top)
     if free.any():          # rounding: put the residual on the free coordinates
         t[free] += (n - t.sum()) / free.sum()
     return t
 
 
-def solve_numpy(A: np.ndarray, n: int, *, gap: float = 1e-10, max_iter: int = 200_000):
+def solve_numpy(A: np.ndarray, n, *, gap: float = 1e-10, max_iter: int = 200_000,
+                caps: np.ndarray | None = None):
     """Plain accelerated projected gradient on the dual, to a relative duality gap ``gap``.
 
     Nesterov's scheme with the constant step ``1 / ||A||_2^2`` (exact, from a dense
     eigen-decomposition of the smaller Gram matrix), restarted whenever the step and the
     momentum disagree (O'Donoghue & Candes 2015); ``A^T s`` of the extrapolated point is
     carried by linearity, and ``A A^T s / ||A^T s||`` is the primal candidate's margin vector.
+    ``caps`` (row weights) bound each ``t_i`` instead of 1.
 
     Returns
     -------
@@ -163,8 +239,8 @@ def solve_numpy(A: np.ndarray, n: int, *, gap: float = 1e-10, max_iter: int = 20
     N, d = A.shape
     small = A.T @ A if d <= N else A @ A.T
     step = 1.0 / (float(np.linalg.eigvalsh(small)[-1]) * (1.0 + 1e-12))
-    scale = float(np.sort(np.linalg.norm(A, axis=1))[::-1][:n].sum())
-    t = np.full(N, n / N)
+    scale = -_sum_smallest(-np.linalg.norm(A, axis=1), n, caps)
+    t = np.full(N, n / N) if caps is None else caps * (n / caps.sum())
     u = A.T @ t
     s, u_s, k = t, u, 0
     best_lower, best_beta, best_upper = -math.inf, np.zeros(d), float(np.linalg.norm(u))
@@ -172,14 +248,14 @@ def solve_numpy(A: np.ndarray, n: int, *, gap: float = 1e-10, max_iter: int = 20
         grad = A @ u_s
         norm_s = float(np.linalg.norm(u_s))
         if norm_s > 0:
-            lower = _sum_smallest(grad / norm_s, n)
+            lower = _sum_smallest(grad / norm_s, n, caps)
             if lower > best_lower:
                 best_lower, best_beta = lower, u_s / norm_s
         if best_upper <= gap * scale:
             return np.zeros(d), 0.0, best_upper, it
         if best_upper - max(best_lower, 0.0) <= gap * best_upper:
             return best_beta, best_lower, best_upper, it
-        t_new = project_capped_simplex_bisect(s - step * grad, n)
+        t_new = project_capped_simplex_bisect(s - step * grad, n, caps)
         u_new = A.T @ t_new
         best_upper = min(best_upper, float(np.linalg.norm(u_new)))
         k = 0 if np.dot(s - t_new, t_new - t) > 0 else k + 1
@@ -190,18 +266,20 @@ def solve_numpy(A: np.ndarray, n: int, *, gap: float = 1e-10, max_iter: int = 20
     return best_beta, best_lower, best_upper, max_iter
 
 
-def solve_conic(A: np.ndarray, n: int, *, tol: float = 1e-10):
+def solve_conic(A: np.ndarray, n, *, tol: float = 1e-10, caps: np.ndarray | None = None):
     """Eq. (3) with ``nu`` free through cvxpy + Clarabel: ``(beta, value, upper, n_iter)``.
 
     ``value`` is the certified ``P(beta)`` recomputed by sorting; ``upper`` the bound from the
-    conic dual of the margin constraints projected onto ``C``.
+    conic dual of the margin constraints projected onto ``C``. With ``caps`` (row weights) the
+    slack of row ``i`` costs ``caps[i]`` (the dual of ``t_i <= caps[i]``).
     """
     import cvxpy as cp
 
     N, d = A.shape
     beta, nu, xi = cp.Variable(d), cp.Variable(), cp.Variable(N, nonneg=True)
     margins = A @ beta + nu + xi >= 0
-    problem = cp.Problem(cp.Maximize(-n * nu - cp.sum(xi)), [margins, cp.norm(beta, 2) <= 1])
+    slack = cp.sum(xi) if caps is None else caps @ xi
+    problem = cp.Problem(cp.Maximize(-n * nu - slack), [margins, cp.norm(beta, 2) <= 1])
     with warnings.catch_warnings():     # "may be inaccurate": the bracket below is the check
         warnings.simplefilter("ignore", UserWarning)
         problem.solve(solver=cp.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol,
@@ -209,8 +287,8 @@ def solve_conic(A: np.ndarray, n: int, *, tol: float = 1e-10):
     if beta.value is None:
         raise RuntimeError(f"Clarabel failed: {problem.status}")
     b = np.asarray(beta.value, dtype=np.float64)
-    t = project_capped_simplex_bisect(np.asarray(margins.dual_value, dtype=np.float64), n)
-    lower, upper = certified_bracket(A, n, b, t)
+    t = project_capped_simplex_bisect(np.asarray(margins.dual_value, dtype=np.float64), n, caps)
+    lower, upper = certified_bracket(A, n, b, t, caps)
     norm = float(np.linalg.norm(b))
     if norm <= 1e-9:
         return np.zeros(d), 0.0, upper, int(problem.solver_stats.num_iters)
@@ -224,12 +302,15 @@ def _ovr_columns(y):
     return classes, [np.where(y == c, 1.0, -1.0) for c in classes]
 
 
-def fit_offset_scipy(t: np.ndarray, y: np.ndarray, *, ridge_per_row: float = 1e-6):
+def fit_offset_scipy(t: np.ndarray, y: np.ndarray, *, ridge_per_row: float = 1e-6,
+                     sample_weight: np.ndarray | None = None):
     """Slope ``a >= 0`` and offset ``b`` of the estimator's second stage, by scipy's L-BFGS-B.
 
     Minimises ``sum_i log(1 + exp(-y_i (a t_i + b))) + (r / 2)(a^2 + b^2)``, ``r = 1e-6 N``, with
     the bound ``a >= 0`` handled by L-BFGS-B (not by the estimator's Newton/restart scheme), to a
     projected gradient of ``1e-12`` (``ftol=0``: it never stops because the loss stalls).
+    With ``sample_weight`` each row's loss is multiplied by its weight and ``N`` is the total
+    weight.
 
     Returns
     -------
@@ -239,12 +320,13 @@ def fit_offset_scipy(t: np.ndarray, y: np.ndarray, *, ridge_per_row: float = 1e-
     from scipy.optimize import minimize
 
     t, y = np.asarray(t, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    ridge = ridge_per_row * t.size
+    mass = np.ones(t.size) if sample_weight is None else np.asarray(sample_weight, float)
+    ridge = ridge_per_row * float(mass.sum())
 
     def loss(theta):
         m = y * (theta[0] * t + theta[1])
-        weight = -y * np.exp(-np.logaddexp(0.0, m))          # -y sigmoid(-m), stably
-        value = float(np.logaddexp(0.0, -m).sum()) + 0.5 * ridge * float(theta @ theta)
+        weight = -mass * y * np.exp(-np.logaddexp(0.0, m))   # -w y sigmoid(-m), stably
+        value = float(mass @ np.logaddexp(0.0, -m)) + 0.5 * ridge * float(theta @ theta)
         return value, np.array([weight @ t, weight.sum()]) + ridge * theta
 
     res = minimize(loss, np.zeros(2), jac=True, method="L-BFGS-B",
@@ -257,7 +339,7 @@ def fit_offset_scipy(t: np.ndarray, y: np.ndarray, *, ridge_per_row: float = 1e-
 
 
 def oracle_fit(X, y, *, n_outliers=None, outlier_fraction=0.1, threshold="auto",
-               fit_intercept=True, method="conic"):
+               fit_intercept=True, method="conic", sample_weight=None):
     """Solve every one-vs-rest problem of ``RobustLogisticRegression`` independently.
 
     Stage 1: Eq. (2) without a constant column on the rows ``(x - m) / S`` (``m`` only with
@@ -266,36 +348,40 @@ def oracle_fit(X, y, *, n_outliers=None, outlier_fraction=0.1, threshold="auto",
     kept rows, giving ``coef = a beta / S`` and ``intercept = b - coef @ m``. Without
     ``fit_intercept``: ``coef = beta / S`` and ``intercept = 0`` (for a collapsed problem the
     log-odds ``log((n_+ + 1/2) / (n_- + 1/2))`` of the kept rows, the estimator's documented
-    fallback).
+    fallback). ``sample_weight``: row weights with the estimator's documented semantics (see
+    the module notes); NaN entries of ``X`` are absent.
 
     Returns a dict with ``classes``, ``coef`` (n_columns, p), ``intercept``, ``objective``
     (certified lower bound of Eq. 2 per column), ``upper`` (certified upper bound), ``slope``,
     ``offset``, ``offset_gradient`` (stage 2's projected gradient), ``time``.
     """
     N = X.shape[0]
-    n1 = n_outliers if n_outliers is not None else math.ceil(outlier_fraction * N - 1e-9)
+    n1 = resolve_n_outliers(n_outliers, outlier_fraction, sample_weight, N)
     t0 = time.perf_counter()
     keep, center, scale, n_trim = preprocess(X, n1, threshold=threshold,
-                                             fit_intercept=fit_intercept)
+                                             fit_intercept=fit_intercept,
+                                             sample_weight=sample_weight)
     Xk = X[keep]
+    caps = None if sample_weight is None else np.asarray(sample_weight, float)[keep]
     classes, columns = _ovr_columns(np.asarray(y)[keep])
     out = {key: [] for key in ("coef", "intercept", "objective", "upper", "slope", "offset",
                                "offset_gradient")}
     solve = solve_conic if method == "conic" else solve_numpy
     for yk in columns:
         A = design_matrix(Xk, yk, center=center, scale=scale)
-        beta, lower, upper, _ = solve(A, n_trim)
+        beta, lower, upper, _ = solve(A, n_trim, caps=caps)
         if fit_intercept:
             t = yk * np.asarray(A @ beta).ravel()            # <beta, z_i>, as y_i^2 = 1
-            a, b, grad = fit_offset_scipy(t, yk)
+            a, b, grad = fit_offset_scipy(t, yk, sample_weight=caps)
             w = a * beta / scale
             intercept = b - w @ center
         else:
             a, b, grad = 1.0, 0.0, 0.0
             w = beta / scale
-            positive = float(np.count_nonzero(yk > 0))
+            mass = np.ones(yk.size) if caps is None else caps
+            positive = float(mass[yk > 0].sum())
             intercept = (0.0 if np.any(beta)
-                         else math.log((positive + 0.5) / (yk.size - positive + 0.5)))
+                         else math.log((positive + 0.5) / (mass.sum() - positive + 0.5)))
         for key, value in zip(out, (w, intercept, lower, upper, a, b, grad), strict=True):
             out[key].append(value)
     fit = {key: np.array(value) for key, value in out.items()}
