@@ -522,3 +522,12 @@ def test_inject_outliers_keeps_the_container():
     frame["colour"] = "red"
     with pytest.raises(ValueError, match=r"non-numeric column\(s\) \['colour'\]"):
         inject_outliers(frame, y, model, n_outliers=1)
+
+
+def test_a_model_fitted_on_an_array_is_queried_with_an_array():
+    X, complete, y, _ = golden_data()
+    model = LogisticRegression().fit(complete, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "X has feature names, but ... was fitted without"
+        out = BlackBoxGreedyDeletion(budget=2).corrupt(as_frame(complete), y, model)
+    assert same(out.to_numpy(), BlackBoxGreedyDeletion(budget=2).corrupt(complete, y, model))

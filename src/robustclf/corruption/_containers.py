@@ -165,9 +165,16 @@ class FrameData:
         return taken.mask(missing) if missing.any() else taken
 
     def model_view(self, model):
-        """``model`` reading the encoded matrix as a DataFrame of X's columns and dtypes."""
+        """``model`` reading the encoded matrix as a DataFrame of X's columns and dtypes.
+
+        A model fitted without feature names (on an array) reads the float64 matrix instead, as
+        it would have before, unless X has non-numeric columns (whose encoding means nothing to
+        a model).
+        """
         if model is None:
             return None
+        if not self.non_numeric and getattr(model, "feature_names_in_", None) is None:
+            return model
         import pandas as pd
 
         def decode(X):
