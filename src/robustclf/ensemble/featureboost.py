@@ -132,10 +132,11 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
       experts that need the fewest missing features vote, given the training means of what
       they miss (:mod:`robustclf.ensemble._voting`); this is the sleeping rule itself whenever
       one expert is awake. The earlier rule (sleep when any column the expert was trained on
-      is missing) silenced nearly every expert, each keeping >= 85 % of the columns; on votes
-      with 2 NaN per row it had error 0.129 against 0.081 for mean-filling, and sleeping on
-      the union of a tree's split features still 0.112, while the per-row rule has 0.073
-      (50 paired splits). Neither older rule is offered.
+      is missing) silenced nearly every expert, each keeping >= 85 % of the columns. On votes
+      with 2 NaN per test row (50 stratified 70/30 splits, ``?`` coded 0.5, trees) it had
+      error 0.129 against 0.081 for a mean-imputing pipeline, and sleeping on the union of a
+      tree's split features 0.112; the per-row rule has 0.073 (paired difference with the
+      pipeline -0.0075 +- 0.0058, 95 % CI). Neither older rule is offered.
     * ``sample_weight``: a row of weight k counts as k copies of the row everywhere: in the
       weighted training error eps_t, in the draws of sampled examples and donors of IMPORTANCE
       and MARGINALIZE (proportional to the weights), and in each sub-model's fit (its own
