@@ -6,6 +6,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from _corruption_doubles import ZeroColumns
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import make_classification
 from sklearn.dummy import DummyClassifier
@@ -361,3 +363,24 @@ def test_fitted_certified_curve_on_a_dataframe_and_bad_inputs(linear_data):
         fitted_certified_curve(model, X_test, y_test, budgets=[1, 1])
     with pytest.raises(ValueError, match="exact must be"):
         fitted_certified_curve(model, X_test, y_test, budgets=[1], exact="yes")
+
+
+# -- property: a model's curve does not depend on the company it is evaluated in --------------
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_repeats=st.integers(1, 3),
+       levels=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=1, max_size=3,
+                       unique=True))
+def test_a_models_curve_does_not_depend_on_the_other_models(data, fitted, seed, n_repeats,
+                                                            levels):
+    from test_curve import GaussianNoise
+
+    kwargs = dict(corruption=GaussianNoise(), levels=levels, n_repeats=n_repeats,
+                  random_state=seed)
+    alone = fitted_robustness_curve({"lr": fitted["lr"]}, data[2], data[3], **kwargs)
+    together = fitted_robustness_curve({"tree": fitted["tree"], "lr": fitted["lr"]}, data[2],
+                                       data[3], **kwargs)
+    in_company = together[together["estimator"] == "lr"].reset_index(drop=True)
+    np.testing.assert_array_equal(alone["error"], in_company["error"])
+    assert alone[["repeat", "level"]].equals(in_company[["repeat", "level"]])

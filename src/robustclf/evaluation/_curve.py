@@ -49,9 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CURVE_COLUMNS", "SCORED_CURVE_COLUMNS", "robustness_curve", "summarize_curve"]
 
-# kept for the modules that imported it from here
-_MAX_SEED = MAX_SEED
-
 
 def robustness_curve(
     estimators,
