@@ -1,5 +1,7 @@
 """GeometricMarginSVC (Chechik et al. 2007, §3, Eq. 5-7)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
@@ -224,3 +226,25 @@ def test_bad_parameters_name_the_parameter(missing_data, params, name):
     X, y = missing_data
     with pytest.raises(ValueError, match=name):
         GeometricMarginSVC(**params).fit(X, y)
+
+
+def test_clarabel_inaccuracy_is_reported_once_as_a_convergence_warning(monkeypatch):
+    """cvxpy's own "Solution may be inaccurate" UserWarning is not passed on: the status is
+    reported once, as a ConvergenceWarning."""
+    cp = pytest.importorskip("cvxpy")
+    pytest.importorskip("clarabel")
+    real = cp.Problem.solve
+
+    def inaccurate(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        self._status = "optimal_inaccurate"
+        warnings.warn("Solution may be inaccurate. Try another solver.", UserWarning,
+                      stacklevel=2)
+        return out
+
+    monkeypatch.setattr(cp.Problem, "solve", inaccurate)
+    X, y = make_structurally_missing(60, n_blocks=2, block_size=2, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        GeometricMarginSVC(solver="clarabel", max_iter=0).fit(X, y)
+    assert [w.category for w in caught] == [ConvergenceWarning]

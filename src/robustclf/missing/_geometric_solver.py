@@ -47,6 +47,7 @@ from sklearn.svm import SVC
 from .._convergence import warn_not_converged
 from ._signed_qp import _BAND, _MAX_BAND, libsvm_max_iter, solve_cold, solve_warm
 from .kernels import restricted_sq_norms
+from .socp import solve_quietly
 
 __all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings", "kkt_residual",
            "kkt_floor"]
@@ -108,7 +109,7 @@ def _qp_step(K: np.ndarray, y: np.ndarray, s: np.ndarray, C: float, bias: str,
     eq = a @ g == 0
     prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(g, cp.psd_wrap(K)) - (s * y) @ g),
                       [yg >= 0, yg <= _costs(C, sample_weight) / s, eq])
-    prob.solve(solver=cp.CLARABEL)
+    solve_quietly(prob, cp.CLARABEL)  # the status is reported below, once
     if prob.status not in ("optimal", "optimal_inaccurate"):
         raise RuntimeError(f"Clarabel failed on the Eq. (6)/(7) QP: {prob.status}.")
     if prob.status == "optimal_inaccurate":

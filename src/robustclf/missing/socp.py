@@ -33,7 +33,7 @@ def geometric_margin(coef: np.ndarray, intercept: float, X, y) -> float:
     return float(np.min(rho))
 
 
-def _solve_quietly(prob, solver) -> None:
+def solve_quietly(prob, solver) -> None:
     """``prob.solve`` without cvxpy's "may be inaccurate" warning: the caller reads the status
     (``optimal_inaccurate`` is never taken as a certificate) and reports it."""
     with warnings.catch_warnings():
@@ -58,7 +58,7 @@ def _feasible(X0, y, patterns, inverse, gamma, fit_intercept):
              for p in range(patterns.shape[0])]
     prob = cp.Problem(cp.Minimize(0), cons)
     try:
-        _solve_quietly(prob, cp.CLARABEL)
+        solve_quietly(prob, cp.CLARABEL)
     except cp.error.SolverError:  # numerical failure near the feasibility boundary
         return "solver_error", None
     if prob.status in ("optimal", "optimal_inaccurate"):
@@ -87,7 +87,7 @@ def _min_slack(X0, y, patterns, inverse, gamma, fit_intercept):
              for p in range(patterns.shape[0])]
     prob = cp.Problem(cp.Minimize(tau), cons)
     try:
-        _solve_quietly(prob, cp.CLARABEL)
+        solve_quietly(prob, cp.CLARABEL)
     except cp.error.SolverError:
         return "solver_error", np.nan, None
     if prob.status != "optimal":
