@@ -14,6 +14,12 @@ __all__ = ["ABSENCE_SEMANTICS", "absence_table"]
 _ZERO = ("the term `w_j x_j` is dropped (the entry is read as 0 in the model's input space; "
          "behind a `StandardScaler` that is the training mean)")
 
+_SLEEP = ("an expert sleeps on a row when its prediction depends on an absent feature (a tree: a "
+          "split on the row's path; other learners: a feature they use); the awake experts "
+          "vote. If all sleep, those missing the fewest used features vote, with the absent "
+          "entries at the training mean")
+_ENSEMBLE_FIT = "passed to base learners that accept NaN, else set to the column mean"
+
 #: class name -> (what NaN does at prediction time, what NaN does in fit, why).
 ABSENCE_SEMANTICS: dict[str, tuple[str, str, str]] = {
     "DeletionRobustLP": (
@@ -44,15 +50,13 @@ ABSENCE_SEMANTICS: dict[str, tuple[str, str, str]] = {
         "native: the row's margin is computed on its present features only",
         "native", "Chechik et al. (2007), Eq. 3"),
     "FeatureBoostClassifier": (
-        "an expert sleeps when a feature it uses is absent; the awake experts vote",
-        "rejected (train on complete rows, or impute)",
-        "O'Sullivan et al. (2000), sleeping experts"),
+        _SLEEP, _ENSEMBLE_FIT, "O'Sullivan et al. (2000): sleeping experts"),
     "MixtureOfExpertsClassifier": (
-        "an expert sleeps when a feature it uses is absent; the awake experts vote",
-        "rejected", "the same sleeping rule as FeatureBoost"),
+        _SLEEP, _ENSEMBLE_FIT, "the same sleeping rule as FeatureBoost"),
     "WeightResamplingClassifier": (
-        "passed to the wrapped estimator, which must accept NaN",
-        "passed to the wrapped estimator", "a resampling wrapper has no rule of its own"),
+        "passed to the wrapped estimator if its tags accept NaN, else the entry is set to the "
+        "column's weighted training mean", "same",
+        "a resampling wrapper has no rule of its own"),
     "GaussianMixtureImputer": (
         "imputed by the conditional mean under the fitted mixture",
         "EM on the observed entries", "Chechik et al. (2007), imputation baseline"),
