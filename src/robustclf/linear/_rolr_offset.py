@@ -20,6 +20,7 @@ __all__ = ["OffsetFit", "fit_offset"]
 _OFFSET_RIDGE = 1e-6        # ridge on (a, b) per kept row: keeps the offset fit finite
 _OFFSET_TOL = 1e-10         # stop when ||gradient||_inf <= _OFFSET_TOL * (number of rows)
 _OFFSET_MAX_ITER = 100
+_LOSS_RESOLUTION = 100 * np.finfo(float).eps   # relative rounding of the summed loss
 
 
 class OffsetFit(NamedTuple):
@@ -70,10 +71,15 @@ def _newton(theta, t, y, ridge, free, weights=None, total=None):
         step = np.zeros(2)
         step[free] = -np.linalg.solve(hess[np.ix_(free, free)], grad[free])
         slope, alpha = float(grad @ step), 1.0
+        # a predicted decrease below the loss's rounding cannot be judged by the loss: the
+        # full Newton step is then taken if it reduces the gradient
+        unresolved = -slope <= _LOSS_RESOLUTION * max(abs(loss), 1.0)
         while alpha > 1e-20:
             trial = theta + alpha * step
             trial_loss, trial_grad, trial_hess = _offset_loss(trial, t, y, ridge, weights)
             if trial_loss <= loss + 1e-4 * alpha * slope:
+                break
+            if unresolved and float(np.max(np.abs(trial_grad[free]))) < measure:
                 break
             alpha *= 0.5
         else:
