@@ -159,3 +159,16 @@ def test_geometric_early_stopping_weighs_the_validation_error():
     model.fit(X, y, sample_weight=weights)
     assert model.validation_errors_.shape == (model.n_iter_,)
     assert model.best_iteration_ == int(np.argmin(model.validation_errors_))
+
+
+def test_geometric_clarabel_weighted_qp_matches_weighted_libsvm():
+    """The per-row bounds C w_i / s_i of the Clarabel QP are those of the libsvm solves."""
+    pytest.importorskip("cvxpy")
+    pytest.importorskip("clarabel")
+    X, y = _data(60)
+    weights = np.random.default_rng(3).uniform(0.2, 3.0, size=y.size)
+    qp = GeometricMarginSVC(solver="clarabel", max_iter=1).fit(X, y, sample_weight=weights)
+    svm = GeometricMarginSVC(svm_tol=1e-9, max_iter=1).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(qp.objective_history_, svm.objective_history_, rtol=1e-6)
+    np.testing.assert_allclose(qp.decision_function(X), svm.decision_function(X), rtol=0,
+                               atol=1e-5)

@@ -142,7 +142,8 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     objective_history_ : ndarray of shape (n_iter_,) or (n_classes, n_iter_)
-        Eq. (6) objective ``1/2 ||w||^2 + C sum xi_i`` of every iterate, with ``s`` recomputed
+        Eq. (6) objective ``1/2 ||w||^2 + C sum_i w_i xi_i`` (``w_i`` the sample weights, 1
+        by default) of every iterate, with ``s`` recomputed
         from that iterate's ``w`` (one row per one-vs-rest problem; padded after a fixed point).
     validation_errors_ : ndarray of shape (n_iter_,) or None
         Validation error of every iterate when ``early_stopping``.
