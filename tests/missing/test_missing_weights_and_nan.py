@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.model_selection import train_test_split
 
 from robustclf.datasets import make_structurally_missing
 from robustclf.missing import GeometricMarginSVC
@@ -154,10 +155,16 @@ def test_geometric_weights_leaving_one_class_are_rejected():
 
 def test_geometric_early_stopping_weighs_the_validation_error():
     X, y = _data(120)
-    weights = np.where(np.arange(y.size) % 2 == 0, 1.0, 3.0)
+    weights = np.where(np.arange(y.size) % 2 == 0, 1.0, 5.0)
     model = GeometricMarginSVC(early_stopping=True, max_iter=3, random_state=0)
     model.fit(X, y, sample_weight=weights)
-    assert model.validation_errors_.shape == (model.n_iter_,)
+    # the estimator's split, drawn the same way (stratified, seed from random_state)
+    seed = int(np.random.default_rng(0).integers(2**31 - 1))
+    _, val = train_test_split(np.arange(y.size), test_size=0.2, random_state=seed,
+                              stratify=np.unique(y, return_inverse=True)[1])
+    expected = [np.average(model._predict_at(X[val], t) != y[val], weights=weights[val])
+                for t in range(model.n_iter_)]
+    np.testing.assert_allclose(model.validation_errors_, expected, rtol=1e-12)
     assert model.best_iteration_ == int(np.argmin(model.validation_errors_))
 
 
