@@ -531,3 +531,13 @@ def test_a_model_fitted_on_an_array_is_queried_with_an_array():
         warnings.simplefilter("error")  # "X has feature names, but ... was fitted without"
         out = BlackBoxGreedyDeletion(budget=2).corrupt(as_frame(complete), y, model)
     assert same(out.to_numpy(), BlackBoxGreedyDeletion(budget=2).corrupt(complete, y, model))
+
+
+def test_dataframe_subclasses_are_dataframes():
+    class Table(pd.DataFrame):
+        @property
+        def _constructor(self):
+            return Table
+
+    out = RandomDeletion(k=1, fill=np.nan).corrupt(Table({"a": [1.0, 2.0], "b": ["u", "v"]}))
+    assert isinstance(out, pd.DataFrame) and out.isna().to_numpy().sum() == 2

@@ -19,6 +19,8 @@ for every corruption:
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -28,8 +30,10 @@ __all__ = ["DenseData", "FrameData", "SparseData", "as_data", "is_dataframe"]
 
 
 def is_dataframe(X) -> bool:
-    """Whether ``X`` is a pandas DataFrame (without importing pandas when it is not loaded)."""
-    return type(X).__name__ == "DataFrame" and hasattr(X, "columns") and hasattr(X, "iloc")
+    """Whether ``X`` is a pandas DataFrame or a subclass (pandas is not imported for this: a
+    DataFrame exists only if pandas is loaded)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(X, pd.DataFrame)
 
 
 def as_data(X, *, name: str = "X", n_features: int | None = None):
