@@ -167,6 +167,16 @@ def test_socp_solver_with_weights_agrees_with_the_dual():
     assert b.objective == pytest.approx(a.objective, rel=1e-6)
 
 
+@needs_conic
+def test_estimator_socp_solver_with_weights_agrees_with_the_dual():
+    X, y = _contaminated(16, n=120, p=4)
+    w = np.random.default_rng(16).integers(0, 4, size=y.size)
+    dual = RobustLogisticRegression().fit(X, y, sample_weight=w)
+    socp = RobustLogisticRegression(solver="socp").fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(dual.predict(X), socp.predict(X))
+    np.testing.assert_allclose(dual.decision_function(X), socp.decision_function(X), atol=1e-2)
+
+
 def test_weighted_offset_fit_is_the_fit_on_repeated_rows():
     rng = np.random.default_rng(3)
     t = rng.normal(size=80)
@@ -233,7 +243,8 @@ def test_weights_on_ten_classes_equal_repeated_rows(digits):
         warnings.simplefilter("error")                  # no collapse, no ConvergenceWarning
         weighted = RobustLogisticRegression().fit(X, y, sample_weight=w)
         repeated = RobustLogisticRegression().fit(*_repeat(X, y, w))
-    assert weighted.coef_.shape == (10, 64)
+    assert weighted.coef_.shape == (10, 64) and weighted.inlier_mask_.shape == (10, y.size)
+    assert not weighted.inlier_mask_[:, w == 0].any()
     _assert_same_model(weighted, repeated, X_test, rtol=1e-8, atol=1e-9)
 
 
