@@ -19,6 +19,9 @@ problem object or solvers:
 ``delta = 1e-8 l`` is the library's documented smoothing of the hinge's kink; with it the SOCP
 and the estimator have the same optimum. ``Var`` is the dropout variance
 ``q / (1 - q) x^2`` (unbiased blankout).
+
+Row weights (``sample_weight``, scikit-learn's meaning) multiply each row's term of the sum:
+``c sum_n s_n [...]``; None is all ones.
 """
 
 from __future__ import annotations
@@ -46,15 +49,20 @@ def _signed(y, positive):
     return np.where(y == positive, 1.0, -1.0)
 
 
-def hinge_bound_objective(w, b, X, s, var, C, margin=1.0):
+def _row_weights(sample_weight, n):
+    return np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+
+
+def hinge_bound_objective(w, b, X, s, var, C, margin=1.0, sample_weight=None):
     """``U(w, b)`` of one column (``s`` the ±1 labels), evaluated entry by entry."""
     m = np.asarray(X @ w).ravel() + b
     zeta = margin - s * m
     u = np.asarray(var @ (w * w)).ravel()
-    return float(w @ w + C * np.sum(zeta + np.sqrt(zeta**2 + u + (_DELTA * margin) ** 2)))
+    terms = zeta + np.sqrt(zeta**2 + u + (_DELTA * margin) ** 2)
+    return float(w @ w + C * np.sum(_row_weights(sample_weight, X.shape[0]) * terms))
 
 
-def hinge_bound_socp(X, s, var, C, margin=1.0, fit_intercept=True):
+def hinge_bound_socp(X, s, var, C, margin=1.0, fit_intercept=True, sample_weight=None):
     """Minimise ``U`` of one column by cvxpy + Clarabel; returns ``(w, b, objective)``."""
     import cvxpy as cp
 
@@ -66,8 +74,9 @@ def hinge_bound_socp(X, s, var, C, margin=1.0, fit_intercept=True):
     spread = root @ cp.diag(w)
     cone = cp.hstack([cp.reshape(zeta, (n, 1), order="C"), spread,
                       np.full((n, 1), _DELTA * margin)])
-    problem = cp.Problem(cp.Minimize(cp.sum_squares(w)
-                                     + C * cp.sum(zeta + cp.norm(cone, 2, axis=1))))
+    weights = _row_weights(sample_weight, n)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(w) + C * cp.sum(
+        cp.multiply(weights, zeta + cp.norm(cone, 2, axis=1)))))
     with warnings.catch_warnings():   # "inaccurate" at 1e-11 is checked by the callers' 1e-6
         warnings.filterwarnings("ignore", message="Solution may be inaccurate")
         problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11,
@@ -76,45 +85,51 @@ def hinge_bound_socp(X, s, var, C, margin=1.0, fit_intercept=True):
         raise RuntimeError(f"the SOCP oracle failed: {problem.status}")
     w_opt = np.asarray(w.value, dtype=float)
     b_opt = float(b.value) if fit_intercept else 0.0
-    return w_opt, b_opt, hinge_bound_objective(w_opt, b_opt, X, s, var, C, margin)
+    return w_opt, b_opt, hinge_bound_objective(w_opt, b_opt, X, s, var, C, margin, sample_weight)
 
 
-def logistic_bound_objective(theta, X, s, var, C, fit_intercept=True, gradient=False):
+def logistic_bound_objective(theta, X, s, var, C, fit_intercept=True, gradient=False,
+                             sample_weight=None):
     """The Polya-Gamma bound of one column and (optionally) its gradient."""
     d = X.shape[1]
+    Cn = C * _row_weights(sample_weight, X.shape[0])          # the weight of each row
     w, b = theta[:d], (theta[d] if fit_intercept else 0.0)
     m = np.asarray(X @ w).ravel() + b
     u = np.asarray(var @ (w * w)).ravel()
     r = np.sqrt(m * m + u)
     # log cosh(r / 2) = r / 2 + log(1 + exp(-r)) - log 2
-    f = w @ w + C * np.sum(-0.5 * s * m + 0.5 * r + np.log1p(np.exp(-r)))
+    f = w @ w + np.sum(Cn * (-0.5 * s * m + 0.5 * r + np.log1p(np.exp(-r))))
     if not gradient:
         return float(f)
     with np.errstate(invalid="ignore", divide="ignore"):
         k = np.where(r > 1e-8, np.tanh(0.5 * r) / (4.0 * r), 0.125)  # d/dS log cosh(sqrt(S)/2)
-    dm = C * (-0.5 * s + 2.0 * k * m)
-    du = C * k
+    dm = Cn * (-0.5 * s + 2.0 * k * m)
+    du = Cn * k
     gw = 2.0 * w + np.asarray(X.T @ dm).ravel() + 2.0 * w * np.asarray(var.T @ du).ravel()
     g = np.append(gw, dm.sum()) if fit_intercept else gw
     return float(f), g
 
 
-def logistic_bound_bfgs(X, s, var, C, fit_intercept=True):
+def logistic_bound_bfgs(X, s, var, C, fit_intercept=True, sample_weight=None):
     """Minimise the logistic bound of one column by scipy's BFGS; ``(w, b, objective)``."""
     d = X.shape[1]
     theta0 = np.zeros(d + int(fit_intercept))
-    _, g0 = logistic_bound_objective(theta0, X, s, var, C, fit_intercept, gradient=True)
-    res = minimize(logistic_bound_objective, theta0, args=(X, s, var, C, fit_intercept, True),
+    _, g0 = logistic_bound_objective(theta0, X, s, var, C, fit_intercept, gradient=True,
+                                     sample_weight=sample_weight)
+    res = minimize(logistic_bound_objective, theta0,
+                   args=(X, s, var, C, fit_intercept, True, sample_weight),
                    jac=True, method="BFGS",
                    options={"gtol": 1e-10 * np.abs(g0).max(), "maxiter": 100_000})
     w = res.x[:d]
     b = float(res.x[d]) if fit_intercept else 0.0
-    return w, b, logistic_bound_objective(res.x, X, s, var, C, fit_intercept)
+    return w, b, logistic_bound_objective(res.x, X, s, var, C, fit_intercept,
+                                          sample_weight=sample_weight)
 
 
-def solve_ovr(kind, X, y, q, C, fit_intercept=True):
+def solve_ovr(kind, X, y, q, C, fit_intercept=True, sample_weight=None):
     """The oracle for every one-vs-rest column of ``DropoutSVC`` (``kind="hinge"``) or
-    ``DropoutLogisticRegression`` (``kind="logistic"``); returns ``(coef, intercept, f)``."""
+    ``DropoutLogisticRegression`` (``kind="logistic"``); returns ``(coef, intercept, f)``.
+    ``sample_weight`` (None: all ones) weights each row's term in every column."""
     classes = np.unique(y)
     positives = classes[1:] if classes.size == 2 else classes
     var = dropout_variance(X, q)
@@ -122,14 +137,15 @@ def solve_ovr(kind, X, y, q, C, fit_intercept=True):
     for positive in positives:
         s = _signed(y, positive)
         if kind == "hinge":
-            out.append(hinge_bound_socp(X, s, var, C, fit_intercept=fit_intercept))
+            out.append(hinge_bound_socp(X, s, var, C, fit_intercept=fit_intercept,
+                                        sample_weight=sample_weight))
         else:
-            out.append(logistic_bound_bfgs(X, s, var, C, fit_intercept))
+            out.append(logistic_bound_bfgs(X, s, var, C, fit_intercept, sample_weight))
     coef = np.array([o[0] for o in out])
     return coef, np.array([o[1] for o in out]), np.array([o[2] for o in out])
 
 
-def objectives(kind, coef, intercept, X, y, q, C):
+def objectives(kind, coef, intercept, X, y, q, C, sample_weight=None):
     """The oracle's own evaluation of a fitted model's objectives, column by column."""
     classes = np.unique(y)
     positives = classes[1:] if classes.size == 2 else classes
@@ -138,10 +154,11 @@ def objectives(kind, coef, intercept, X, y, q, C):
     for k, positive in enumerate(positives):
         s = _signed(y, positive)
         if kind == "hinge":
-            values.append(hinge_bound_objective(coef[k], intercept[k], X, s, var, C))
+            values.append(hinge_bound_objective(coef[k], intercept[k], X, s, var, C,
+                                                sample_weight=sample_weight))
         else:
             values.append(logistic_bound_objective(np.append(coef[k], intercept[k]), X, s,
-                                                   var, C))
+                                                   var, C, sample_weight=sample_weight))
     return np.array(values)
 
 

@@ -16,6 +16,9 @@ For sparse X (d > 2,000, e.g. Amazon reviews) the same objectives are solved by 
 stacked least-squares problem and by Newton-CG (scipy's ``trust-krylov``) with exact
 Hessian-vector products over the stored entries.
 
+Every function takes ``sample_weight`` (None: all ones): row weights multiplying each row's term
+of ``C sum_n``, scikit-learn's meaning.
+
 :func:`bench_cases` times the default fits of :class:`~robustclf.linear.MCFClassifier` and
 :class:`~robustclf.linear.ExplicitCorruptionClassifier` beside tightly converged ones and these
 oracles.
@@ -38,65 +41,75 @@ def _pm(y: np.ndarray, k) -> np.ndarray:
     return np.where(y == k, 1.0, -1.0)
 
 
-def quadratic_objective(X, s, w, b, q: float, C: float) -> float:
+def _weights(sample_weight, n: int) -> np.ndarray:
+    return np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+
+
+def quadratic_objective(X, s, w, b, q: float, C: float, sample_weight=None) -> float:
     """MCF-quadratic objective of one binary problem (``s`` in ±1) under dropout ``q``."""
     var = q / (1.0 - q) * X**2
     r = s - X @ w - b
-    return float(w @ w + C * (r @ r + (var @ (w * w)).sum()))
+    sw = _weights(sample_weight, X.shape[0])
+    return float(w @ w + C * ((sw * r) @ r + (sw @ (var @ (w * w)))))
 
 
-def solve_quadratic(X, s, q: float, C: float, fit_intercept: bool = True):
+def solve_quadratic(X, s, q: float, C: float, fit_intercept: bool = True, sample_weight=None):
     """Minimiser ``(w, b)`` of :func:`quadratic_objective` by SVD least squares.
 
-    ``||w||^2 + C ||s - X w - b||^2 + C sum_d v_d w_d^2`` is ``||A theta - t||^2`` with the rows
-    ``sqrt(C) [X, 1]`` (targets ``sqrt(C) s``) and ``diag(sqrt(1 + C v))`` on ``w`` (targets 0).
+    ``||w||^2 + C sum_n s_n (y_n - x_n w - b)^2 + C sum_d v_d w_d^2`` (``v_d`` the weighted sum
+    of the variances) is ``||A theta - t||^2`` with the rows ``sqrt(C s_n) [x_n, 1]`` (targets
+    ``sqrt(C s_n) y_n``) and ``diag(sqrt(1 + C v))`` on ``w`` (targets 0).
     """
     n, d = X.shape
-    v = q / (1.0 - q) * (X**2).sum(axis=0)
-    top = np.sqrt(C) * (np.hstack([X, np.ones((n, 1))]) if fit_intercept else X)
+    sw = _weights(sample_weight, n)
+    v = q / (1.0 - q) * (sw @ X**2)
+    root = np.sqrt(C * sw)[:, None]
+    top = root * (np.hstack([X, np.ones((n, 1))]) if fit_intercept else X)
     reg = np.diag(np.sqrt(1.0 + C * v))
     if fit_intercept:
         reg = np.hstack([reg, np.zeros((d, 1))])
     A = np.vstack([top, reg])
-    t = np.concatenate([np.sqrt(C) * s, np.zeros(d)])
+    t = np.concatenate([root[:, 0] * s, np.zeros(d)])
     theta = np.linalg.lstsq(A, t, rcond=None)[0]
     return (theta[:d], float(theta[d])) if fit_intercept else (theta, 0.0)
 
 
-def _logistic_parts(theta, X, s, q: float, C: float, order: int):
+def _logistic_parts(theta, X, s, q: float, C: float, order: int, sample_weight=None):
     """Objective, gradient and Hessian of MCF-logistic in ``theta = (w, b)``."""
     d = X.shape[1]
+    sw = _weights(sample_weight, X.shape[0])
     w, b = theta[:d], theta[d]
     a = -s[:, None] * X / (1.0 - q)                      # exponent slope of each entry
     t = a * w[None, :]
     log_mgf = np.logaddexp(np.log(q), np.log1p(-q) + t)  # log E[exp(-s w_d x̃_nd)]
     z = log_mgf.sum(axis=1) - s * b
-    f = float(w @ w + C * np.logaddexp(0.0, z).sum())
+    f = float(w @ w + C * (sw * np.logaddexp(0.0, z)).sum())
     if order == 0:
         return f, None, None
     r = expit(t + np.log1p(-q) - np.log(q))              # d log_mgf / d t
     sig = expit(z)
     G = np.hstack([a * r, -s[:, None]])                  # d z_n / d theta
-    grad = C * G.T @ sig
+    grad = C * G.T @ (sw * sig)
     grad[:d] += 2.0 * w
-    H = C * (G.T * (sig * (1.0 - sig))) @ G
-    H[:d, :d] += np.diag(C * (sig[:, None] * a * a * r * (1.0 - r)).sum(axis=0) + 2.0)
+    H = C * (G.T * (sw * sig * (1.0 - sig))) @ G
+    H[:d, :d] += np.diag(C * ((sw * sig)[:, None] * a * a * r * (1.0 - r)).sum(axis=0) + 2.0)
     return f, grad, H
 
 
-def logistic_objective(X, s, w, b, q: float, C: float) -> float:
+def logistic_objective(X, s, w, b, q: float, C: float, sample_weight=None) -> float:
     """MCF-logistic objective (the Jensen bound) of one binary problem under dropout ``q``."""
-    return _logistic_parts(np.append(w, b), X, s, q, C, 0)[0]
+    return _logistic_parts(np.append(w, b), X, s, q, C, 0, sample_weight)[0]
 
 
-def solve_logistic(X, s, q: float, C: float, *, tol: float = 1e-20, max_iter: int = 100):
+def solve_logistic(X, s, q: float, C: float, *, tol: float = 1e-20, max_iter: int = 100,
+                   sample_weight=None):
     """Minimiser of :func:`logistic_objective` (with intercept) by damped Newton.
 
     Stops when half the squared Newton decrement, an estimate of the remaining objective
     decrease, is below ``tol * max(1, |f|)``; raises ``RuntimeError`` otherwise.
     """
     theta = np.zeros(X.shape[1] + 1)
-    f, g, H = _logistic_parts(theta, X, s, q, C, 2)
+    f, g, H = _logistic_parts(theta, X, s, q, C, 2, sample_weight)
     for _ in range(max_iter):
         step = np.linalg.solve(H, g)
         decrement = float(g @ step)
@@ -105,31 +118,33 @@ def solve_logistic(X, s, q: float, C: float, *, tol: float = 1e-20, max_iter: in
         eta = 1.0
         while True:                                      # Armijo backtracking
             new = theta - eta * step
-            f_new = _logistic_parts(new, X, s, q, C, 0)[0]
+            f_new = _logistic_parts(new, X, s, q, C, 0, sample_weight)[0]
             if f_new <= f - 1e-4 * eta * decrement or eta < 1e-10:
                 break
             eta *= 0.5
         theta = new
-        f, g, H = _logistic_parts(theta, X, s, q, C, 2)
+        f, g, H = _logistic_parts(theta, X, s, q, C, 2, sample_weight)
     raise RuntimeError("the Newton oracle did not reach its decrement tolerance")
 
 
-def solve_quadratic_sparse(X, s, q: float, C: float):
+def solve_quadratic_sparse(X, s, q: float, C: float, sample_weight=None):
     """:func:`solve_quadratic` for sparse ``X`` (with intercept) by LSQR on the same stacked
     least-squares problem (Paige & Saunders; not CG on the normal equations), to 1e-14."""
     from scipy.sparse.linalg import lsqr
 
     n, d = X.shape
-    v = q / (1.0 - q) * np.asarray(X.multiply(X).sum(axis=0)).ravel()
-    top = np.sqrt(C) * sp.hstack([X, np.ones((n, 1))])
+    sw = _weights(sample_weight, n)
+    v = q / (1.0 - q) * np.asarray(X.multiply(X).T @ sw).ravel()
+    root = np.sqrt(C * sw)
+    top = sp.diags(root) @ sp.hstack([X, np.ones((n, 1))])
     reg = sp.hstack([sp.diags(np.sqrt(1.0 + C * v)), sp.csr_matrix((d, 1))])
     A = sp.vstack([top, reg]).tocsr()
-    t = np.concatenate([np.sqrt(C) * s, np.zeros(d)])
+    t = np.concatenate([root * s, np.zeros(d)])
     theta = lsqr(A, t, atol=1e-14, btol=1e-14, iter_lim=100 * (d + 1))[0]
     return theta[:d], float(theta[d])
 
 
-def _sparse_logistic_parts(theta, X, s, q: float, C: float):
+def _sparse_logistic_parts(theta, X, s, q: float, C: float, sample_weight=None):
     """Objective, gradient and a Hessian-vector product of MCF-logistic for CSR ``X``.
 
     Zero entries contribute ``log(q + (1 - q)) = 0`` to the cumulant, so only the stored
@@ -145,15 +160,16 @@ def _sparse_logistic_parts(theta, X, s, q: float, C: float):
     rows = np.repeat(np.arange(X.shape[0]), np.diff(A.indptr))
     z = np.bincount(rows, log_mgf, minlength=X.shape[0]) - s * b
     r = expit(t + shift)
+    sw = _weights(sample_weight, X.shape[0])
     sig = expit(z)
     D1 = A.copy()
     D1.data = A.data * r                                  # d z_n / d w_d
     D2 = A.copy()
     D2.data = A.data**2 * r * (1.0 - r)                   # d^2 z_n / d w_d^2
-    f = float(w @ w + C * np.logaddexp(0.0, z).sum())
-    grad = np.concatenate([2.0 * w + C * (D1.T @ sig), [-C * (s @ sig)]])
-    curv = C * sig * (1.0 - sig)
-    diag = C * (D2.T @ sig)
+    f = float(w @ w + C * (sw * np.logaddexp(0.0, z)).sum())
+    grad = np.concatenate([2.0 * w + C * (D1.T @ (sw * sig)), [-C * (s @ (sw * sig))]])
+    curv = C * sw * sig * (1.0 - sig)
+    diag = C * (D2.T @ (sw * sig))
 
     def hessp(v):
         Gv = D1 @ v[:d] - s * v[d]
@@ -163,20 +179,20 @@ def _sparse_logistic_parts(theta, X, s, q: float, C: float):
     return f, grad, hessp
 
 
-def solve_logistic_sparse(X, s, q: float, C: float, *, gtol: float = 1e-10):
+def solve_logistic_sparse(X, s, q: float, C: float, *, gtol: float = 1e-10, sample_weight=None):
     """Minimiser of MCF-logistic for CSR ``X`` by Newton-CG with exact Hessian-vector
     products (scipy's ``trust-krylov``), to a gradient ``gtol`` times its value at zero."""
     from scipy.optimize import minimize
 
     x0 = np.zeros(X.shape[1] + 1)
-    g0 = np.abs(_sparse_logistic_parts(x0, X, s, q, C)[1]).max()
+    g0 = np.abs(_sparse_logistic_parts(x0, X, s, q, C, sample_weight)[1]).max()
     cache = {}
 
     def parts(theta):
         key = theta.tobytes()
         if key not in cache:
             cache.clear()
-            cache[key] = _sparse_logistic_parts(theta, X, s, q, C)
+            cache[key] = _sparse_logistic_parts(theta, X, s, q, C, sample_weight)
         return cache[key]
 
     res = minimize(lambda th: parts(th)[0], x0, jac=lambda th: parts(th)[1],
@@ -208,24 +224,25 @@ def ovr_predict(classes, W, B, X):
     return np.asarray(classes)[np.argmax(scores, axis=1)]
 
 
-def solve_ovr(loss: str, X, y, q: float, C: float):
+def solve_ovr(loss: str, X, y, q: float, C: float, sample_weight=None):
     """Oracle ``(W, B, objectives)`` for every one-vs-rest problem of :class:`MCFClassifier`
-    (the sparse solvers for CSR ``X``)."""
+    (the sparse solvers for CSR ``X``), rows weighted by ``sample_weight`` (None: ones)."""
     classes = np.unique(y)
     targets = classes[1:] if classes.size == 2 else classes
+    sw = sample_weight
     W, B, F = [], [], []
     for k in targets:
         s = _pm(y, k)
         if loss == "quadratic" and sp.issparse(X):
-            w, b = solve_quadratic_sparse(X, s, q, C)
-            f = quadratic_objective(X.toarray(), s, w, b, q, C)
+            w, b = solve_quadratic_sparse(X, s, q, C, sw)
+            f = quadratic_objective(X.toarray(), s, w, b, q, C, sw)
         elif loss == "quadratic":
-            w, b = solve_quadratic(X, s, q, C)
-            f = quadratic_objective(X, s, w, b, q, C)
+            w, b = solve_quadratic(X, s, q, C, sample_weight=sw)
+            f = quadratic_objective(X, s, w, b, q, C, sw)
         elif sp.issparse(X):
-            w, b, f = solve_logistic_sparse(X, s, q, C)
+            w, b, f = solve_logistic_sparse(X, s, q, C, sample_weight=sw)
         else:
-            w, b, f = solve_logistic(X, s, q, C)
+            w, b, f = solve_logistic(X, s, q, C, sample_weight=sw)
         W.append(w)
         B.append(b)
         F.append(f)
@@ -254,10 +271,6 @@ def spambase_split(data_dir=None):
     lo, span = Xtr.min(axis=0), np.ptp(Xtr, axis=0)
     span = np.where(span > 0, span, 1.0)
     return (Xtr - lo) / span, y[:2000], np.clip((Xte - lo) / span, 0.0, None), y[2000:3000]
-
-
-
-
 
 
 def _liblinear_primal(model, X, y) -> np.ndarray:

@@ -84,12 +84,17 @@ class _Problem:
         ``n / len(rows)`` -- a sub-sampled Newton method (Byrd et al. 2011) -- and float32 copies
         of a dense X and variance (half the memory traffic). CG needs no more precision (its
         relative residual target is floored at 1e-5); objectives and gradients, hence the
-        optimum, use all the data in float64."""
+        optimum, use all the data in float64. With row weights (a per-row ``C`` of the loss)
+        ``n`` counts the rows of positive weight, the only ones with curvature, and the subset
+        is drawn among them: a row of weight 0 is then exactly a removed row."""
         if self._fast is None:
-            n = self.X.shape[0]
+            C = getattr(self.loss, "C", None)
+            live = np.flatnonzero(np.ravel(C) > 0) if np.ndim(C) else None
+            n = self.X.shape[0] if live is None else live.size
             rows = None
             if n > 2 * _HESSIAN_ROWS:
                 rows = np.sort(np.random.default_rng(0).choice(n, _HESSIAN_ROWS, replace=False))
+                rows = rows if live is None else live[rows]
             low = not sp.issparse(self.X) and self.X.size >= _FLOAT32_MIN_SIZE
             if rows is None and not low:
                 self._fast, self.rows, self.scale = self, None, 1.0
@@ -103,6 +108,9 @@ class _Problem:
             fast.X = X.astype(dtype, copy=False)
             fast.var = Variance(E, self.var.constant, fast.X.shape)
             fast._X2 = None
+            if rows is not None and live is not None:    # per-row C: the subset's rows
+                fast.loss = copy.copy(self.loss)
+                fast.loss.C = self.loss.C[rows]
             fast._fast, fast.rows, fast.scale = fast, None, 1.0
             self._fast, self.rows, self.scale = fast, rows, n / fast.X.shape[0]
         return self._fast

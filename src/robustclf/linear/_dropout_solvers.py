@@ -182,8 +182,9 @@ def _initial_theta(problem, exact=False):
     if problem.uses_gram:
         source = problem if exact else problem.fast
         if weighted:
-            rows = a[:, 0] if source is problem else problem.scale * a[problem.rows, 0]
-            return cho_solve(_cholesky(_weighted_gram(source, rows, reg)), rhs)
+            if source is not problem and problem.rows is not None:   # the Hessian's rows
+                a = problem.scale * a[problem.rows]
+            return cho_solve(_cholesky(_weighted_gram(source, a[:, 0], reg)), rhs)
         A = (a * problem.scale if source is not problem else a) * source.gram.astype(np.float64)
         A[np.diag_indices_from(A)] += reg
         return cho_solve(_cholesky(A), rhs)
