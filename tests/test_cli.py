@@ -112,7 +112,9 @@ def user_files(tmp_path):
     numeric.to_csv(tmp_path / "numeric.csv", index=False)
     X = frame.drop(columns="outcome")
     hgb = make_pipeline(
-        make_column_transformer((OrdinalEncoder(), ["site"]), remainder="passthrough"),
+        make_column_transformer((OrdinalEncoder(handle_unknown="use_encoded_value",
+                                                unknown_value=np.nan), ["site"]),
+                                remainder="passthrough"),
         HistGradientBoostingClassifier(categorical_features=[0], max_iter=30, random_state=0),
     ).fit(X, frame.outcome)
     joblib.dump(hgb, tmp_path / "hgb.joblib")
@@ -193,3 +195,16 @@ def test_user_file_errors_are_one_clear_line(user_files, capsys, argv, message):
     assert code == 2
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert re.search(message, err), err
+
+
+def test_curve_of_a_saved_gradient_boosting_pipeline_with_a_text_column(user_files, capsys):
+    out_dir = user_files / "out"
+    code, out, err = _run(["curve", "--data", str(user_files / "patients.csv"), "--target",
+                           "outcome", "--model", str(user_files / "hgb.joblib"),
+                           "--corruption", "random_deletion", "--levels", "0", "0.6",
+                           "--param", "fill=nan", "--scoring", "roc_auc", "--repeats", "2",
+                           "--output", str(out_dir)], capsys)
+    assert code == 0, err
+    frame = pd.read_csv(out_dir / "patients_random_deletion.csv")
+    auc = frame.groupby("level")["score"].mean()
+    assert auc[0.0] > 0.9 and auc[0.6] < auc[0.0]

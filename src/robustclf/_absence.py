@@ -43,11 +43,13 @@ ABSENCE_SEMANTICS: dict[str, tuple[str, str, str]] = {
     "RobustLogisticRegression": (
         _ZERO, "same", "no missing-value theory in Feng et al. (2014); the linear-model rule"),
     "GeometricMarginSVC": (
-        "native: the row's margin is computed on its present features only",
+        "native: the row's margin is computed on its present features only (a row with no "
+        "usable feature: scaling 1, so the intercept alone for the linear kernel)",
         "native (the geometric margin of each row in its own subspace)",
         "Chechik et al. (2007), Eq. 3"),
     "GeometricMarginSeparableSVC": (
-        "native: the row's margin is computed on its present features only",
+        "native: the row's margin is computed on its present features only (a row with no "
+        "usable feature scores `b / ||w||`)",
         "native", "Chechik et al. (2007), Eq. 3"),
     "FeatureBoostClassifier": (
         _SLEEP, _ENSEMBLE_FIT, "O'Sullivan et al. (2000): sleeping experts"),
