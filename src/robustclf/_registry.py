@@ -106,12 +106,24 @@ _ENTRIES: list[EstimatorEntry] = [
                     "averaged (Dekel & Shamir 2008, §3), budget 1",
         expected_failed_checks={
             "check_fit2d_1feature": "budget=1 equals the total value of a single feature, so "
-            "P = V([n]) - N = 0 and Eq. (12) is undefined (ValueError naming budget)"}),
+            "P = V([n]) - N = 0 and Eq. (12) is undefined (ValueError naming budget)",
+            "check_sample_weight_equivalence_on_dense_data": "an online method depends on the "
+            "order of its rows: a row of integer weight k is exactly k presentations, so "
+            "fit(X, sample_weight=k) is fit(X.repeat(k)) bit for bit for rows in the same "
+            "order (tests/linear/test_deletion_weights.py), but the check shuffles the "
+            "weighted rows and not the repeated ones"}),
     EstimatorEntry(
         "fdrop", _lazy("robustclf.linear", "FDROPClassifier", budget=1.0, C=1.0, tol=1e-4),
         robust=True, linear=True, requires=("clarabel",),
         description="FDROP: hinge loss against deletion of the K=1 most useful features, "
-                    "exact QP (Globerson & Roweis 2006)"),
+                    "exact QP (Globerson & Roweis 2006)",
+        expected_failed_checks={
+            name: "the weighted and the repeated fits solve the same QP (objectives equal to "
+            "1e-9 relative, tests/linear/test_fdrop_weights.py), each to Clarabel's interior-"
+            "point accuracy (~1e-8): their decision values differ by ~1e-7 (8e-8 on values up "
+            "to 3), above the check's rtol=1e-7 on every entry"
+            for name in ("check_sample_weight_equivalence_on_dense_data",
+                         "check_sample_weight_equivalence_on_sparse_data")}),
     EstimatorEntry(
         "dropout_svc", _lazy("robustclf.linear", "DropoutSVC", q=0.5, C=1.0),
         robust=True, linear=True,

@@ -30,10 +30,12 @@ __all__ = ["eq4_lp", "fdrop_qp", "ovr_oracle", "ovr_predict", "digits_split",
 
 
 def eq4_lp(X, y, values, budget, margin=1.0, weight_bound=10.0, *, fit_intercept=True,
-           bias_bound=None):
+           bias_bound=None, sample_weight=None):
     """Dekel & Shamir's Eq. (4) for ``y`` in {-1, +1}, solved by HiGHS's interior point.
 
-    ``min (1/(m gamma)) sum_i xi_i`` s.t. ``P lambda_i - sum_j alpha_ij + y_i b >= -xi_i``,
+    ``min (1/(m gamma)) sum_i xi_i`` (with ``sample_weight``: ``(1/(S gamma)) sum_i s_i xi_i``,
+    ``S = sum_i s_i``; rows of weight 0 are kept, with slack cost 0)
+    s.t. ``P lambda_i - sum_j alpha_ij + y_i b >= -xi_i``,
     ``y_i w_j x_ij - gamma v_j / P >= lambda_i v_j - alpha_ij``, ``alpha, lambda, xi >= 0``,
     ``||w||_inf <= C`` (and ``|b| <= bias_bound`` if given). Features that are 0 in every row
     get ``w_j = 0`` (they are in no constraint: any weight is optimal; the estimators' choice).
@@ -55,17 +57,20 @@ def eq4_lp(X, y, values, budget, margin=1.0, weight_bound=10.0, *, fit_intercept
                         sp.kron(eye_m, values[:, None]), -sp.identity(m * n)], format="csr")
     A = sp.vstack([first, second], format="csr")
     rhs = np.concatenate([np.zeros(m), np.tile(-margin * values / P, m)])
-    cost = np.concatenate([np.zeros(n + 1), np.full(m, 1.0 / (m * margin)),
-                           np.zeros(m + m * n)])
+    slack_cost = np.full(m, 1.0 / (m * margin)) if sample_weight is None else \
+        np.asarray(sample_weight, dtype=float) / (np.sum(sample_weight) * margin)
+    cost = np.concatenate([np.zeros(n + 1), slack_cost, np.zeros(m + m * n)])
     if not fit_intercept:
         b_range = (0.0, 0.0)
     elif bias_bound is None:
         b_range = (None, None)
     else:
         b_range = (-bias_bound, bias_bound)
-    # the estimators' convention for features that are 0 in every training row (any weight is
-    # optimal for them): weight 0
-    w_range = [(-weight_bound, weight_bound) if seen else (0.0, 0.0) for seen in X.any(axis=0)]
+    # the estimators' convention for features that are 0 in every training row of positive
+    # weight (any weight is optimal for them): weight 0
+    rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
+    w_range = [(-weight_bound, weight_bound) if seen else (0.0, 0.0)
+               for seen in rows.any(axis=0)]
     bounds = w_range + [b_range] + [(0, None)] * (2 * m + m * n)
     res = linprog(cost, A_ub=A, b_ub=rhs, bounds=bounds, method="highs-ipm",
                   options={"primal_feasibility_tolerance": 1e-10,
@@ -75,10 +80,11 @@ def eq4_lp(X, y, values, budget, margin=1.0, weight_bound=10.0, *, fit_intercept
     return res.x[:n], float(res.x[n]), float(res.fun)
 
 
-def fdrop_qp(X, y, budget, C=1.0, *, fit_intercept=True):
+def fdrop_qp(X, y, budget, C=1.0, *, fit_intercept=True, sample_weight=None):
     """Globerson & Roweis's QP (with ``z_i``, ``v_ij``) in cvxpy, solved by Clarabel.
 
-    ``min 1/2 ||w||^2 + C sum xi`` s.t. ``y_i (b + w.x_i) - K z_i - sum_j v_ij >= 1 - xi_i``,
+    ``min 1/2 ||w||^2 + C sum xi`` (with ``sample_weight``: ``C sum_i s_i xi_i``)
+    s.t. ``y_i (b + w.x_i) - K z_i - sum_j v_ij >= 1 - xi_i``,
     ``z_i + v_ij >= y_i w_j x_ij``, ``xi, z, v >= 0``. Returns ``(w, b, objective)``.
     """
     import cvxpy as cp
@@ -94,7 +100,9 @@ def fdrop_qp(X, y, budget, C=1.0, *, fit_intercept=True):
             V + z[:, None] >= SX @ cp.diag(w)]
     if not fit_intercept:
         cons.append(b == 0)
-    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)), cons)
+    loss = cp.sum(xi) if sample_weight is None else \
+        cp.sum(cp.multiply(np.asarray(sample_weight, dtype=float), xi))
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * loss), cons)
     prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
     if prob.status != cp.OPTIMAL:
         raise RuntimeError(f"oracle QP failed: {prob.status}")

@@ -2,7 +2,7 @@
 
 All solvers minimise the same objective over ``(w, b)`` with ``||w||_inf <= C`` (``b`` free)::
 
-    F(w, b) = (1 / (m gamma)) sum_i xi_i(w, b),
+    F(w, b) = (1 / (S gamma)) sum_i s_i xi_i(w, b),      S = sum_i s_i,
     xi_i(w, b) = max(0, -theta_i),                                                    (H)
     theta_i = min_{tau in T} y_i b + sum_j tau_j (y_i w_j x_ij - gamma v_j / P)       (Eq. 7)
 
@@ -22,6 +22,12 @@ of :func:`robustclf._worst_case.knapsack_deletion` on the gains ``g_ij = y_i w_j
   (4)'s own rows (:func:`_exact_rows`).
 * :func:`solve_subgradient` runs restarted, averaged projected stochastic subgradient descent
   (AdaGrad steps) on ``F``.
+
+with row weights ``s_i`` (``sample_weight``; all one, ``S = m``, when it is ``None``: Eq. (4)
+as printed). A row of integer weight k costs what k copies of it cost, so the weighted problem
+is Eq. (4) on the repeated rows (same optimum, same objective value); the weights enter only
+the slack costs ``s_i / (S gamma)`` of the LPs, the step of the subgradient method and the dual
+bounds. Rows of weight zero must be removed by the caller (the estimator does).
 
 Every solver takes ``y`` in {-1, +1} and returns a :class:`DeletionLPResult`.
 """
@@ -153,15 +159,25 @@ def robust_hinge(X, y, w, b, values, budget, margin):
     return np.maximum(0.0, -theta), tau
 
 
-def _objective(X, y, w, b, values, budget, margin):
-    """``F(w, b)``, the slacks ``xi`` and the deletion ``delta`` (see :func:`_worst_case`)."""
+def _objective(X, y, w, b, values, budget, margin, sample_weight=None):
+    """``F(w, b)``, the slacks ``xi`` and the deletion ``delta`` (see :func:`_worst_case`);
+    with ``sample_weight`` F is the weighted mean ``sum_i s_i xi_i / (S gamma)``."""
     theta, delta = _worst_case(X, y, w, b, values, budget, margin)
     xi = np.maximum(0.0, -theta)
-    return xi.sum() / (X.shape[0] * margin), xi, delta
+    if sample_weight is None:
+        return xi.sum() / (X.shape[0] * margin), xi, delta
+    return (sample_weight @ xi) / (sample_weight.sum() * margin), xi, delta
+
+
+def _slack_costs(m, margin, sample_weight):
+    """The LP cost ``s_i / (S gamma)`` of every slack ``xi_i`` (``1 / (m gamma)`` unweighted)."""
+    if sample_weight is None:
+        return np.full(m, 1.0 / (m * margin))
+    return sample_weight / (sample_weight.sum() * margin)
 
 
 def dual_bound(X, y, alpha, kept_sum, kept_value, values, budget, margin, weight_bound,
-               fit_intercept=True):
+               fit_intercept=True, total_weight=None):
     """A certified lower bound on Eq. (4)'s optimum from any dual point ``(alpha, u)``.
 
     Writing each slack as ``xi_i = max_{alpha_i in [0, 1], u_i in alpha_i T} gamma u_i.v / P -
@@ -176,8 +192,12 @@ def dual_bound(X, y, alpha, kept_sum, kept_value, values, budget, margin, weight
     ``u_i * x_i`` over y = +1, over y = -1) as two n-vectors, ``kept_value`` = (sum of
     ``u_i.v`` over each class). With an intercept, the class with the larger ``sum alpha`` is
     scaled down to balance them (``alpha_i``, ``u_i`` scaled together stay feasible).
+
+    With row weights the objective is ``(1 / (S gamma)) sum_i s_i xi_i`` and the same argument
+    holds with every term of row i multiplied by ``s_i``: the caller passes the weighted sums
+    (``sum s_i alpha_i``, ...) and ``total_weight = S``, which replaces m.
     """
-    m = X.shape[0]
+    m = X.shape[0] if total_weight is None else total_weight
     P = float(np.sum(values)) - budget
     a_pos, a_neg = alpha
     rho_pos = rho_neg = 1.0
@@ -191,7 +211,8 @@ def dual_bound(X, y, alpha, kept_sum, kept_value, values, budget, margin, weight
 
 def _dual_terms(X, y, delta, active, values):
     """Per-class sums of ``alpha_i``, ``u_i * x_i`` and ``u_i.v`` for ``alpha = active`` and
-    ``u_i = alpha_i (1 - delta_i)`` (the terms of :func:`dual_bound`)."""
+    ``u_i = alpha_i (1 - delta_i)`` (the terms of :func:`dual_bound`); a weighted ``active``
+    (``s_i alpha_i``) gives the weighted sums."""
     V = float(np.sum(values))
     kept = _kept_products(X, np.ones(X.shape[0]), delta)
     dv = (delta @ values) if not sp.issparse(delta) else np.asarray(delta @ values).ravel()
@@ -240,7 +261,7 @@ def _check_linprog(res, what: str):
 
 
 def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
-                  time_limit=None, **_):
+                  time_limit=None, sample_weight=None, **_):
     """Solve Eq. (4) as printed, with its O(mn) variables, by HiGHS.
 
     Variables are ordered ``[w (n), b, xi (m), lambda (m), alpha (m n)]``. Rows: the m constraints
@@ -280,7 +301,7 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
                       shape=(m + m * n, n_var))
     rhs = np.concatenate([np.zeros(m), np.tile(-(margin / P) * values, m)])
     c = np.zeros(n_var)
-    c[o_xi:o_xi + m] = 1.0 / (m * margin)
+    c[o_xi:o_xi + m] = _slack_costs(m, margin, sample_weight)
     bounds = np.zeros((n_var, 2))
     bounds[:, 1] = np.inf
     bounds[:n] = _weight_bounds(X, weight_bound).T
@@ -290,7 +311,7 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
     if res.status == 1 and res.x is None:
         # stopped on the limit before any point: fall back on the feasible w = 0, b = 0
         w, b = np.zeros(n), 0.0
-        obj = _objective(X, y, w, b, values, budget, margin)[0]
+        obj = _objective(X, y, w, b, values, budget, margin, sample_weight)[0]
         reason = (f"HiGHS reached its time or iteration limit on the full LP of Eq. (4) before "
                   f"finding a point (time_limit={time_limit}); the model is w = 0, b = 0. "
                   "Increase time_limit, or use solver='cutting_plane'")
@@ -298,7 +319,7 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
                                 None, reason)
     x, reason = _check_linprog(res, "full LP of Eq. (4)")
     w, b = x[:n].copy(), float(x[o_b])
-    obj = _objective(X, y, w, b, values, budget, margin)[0]
+    obj = _objective(X, y, w, b, values, budget, margin, sample_weight)[0]
     lower = float(res.fun) if reason is None else float("nan")
     return DeletionLPResult(w, b, obj, lower, int(getattr(res, "nit", 0)), reason is None,
                             x[o_xi:o_xi + m].copy(), reason)
@@ -463,7 +484,7 @@ class _LinprogMaster:
 def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
                         tol=1e-8, max_iter=100, warm_start=3, purge_after=3, stability=0.5,
                         promote_after=None, time_limit=None, random_state=None, backend="auto",
-                        resolve="simplex", **_):
+                        resolve="simplex", sample_weight=None, **_):
     """Solve Eq. (4) exactly by cutting planes over ``(w, b, xi)``; see the module docstring.
 
     Stopping (a certified optimality gap): the cut LP is a relaxation of Eq. (4), so its optimal
@@ -509,7 +530,7 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
         X.sort_indices()
     m, n = X.shape
     P = float(np.sum(values)) - budget
-    c = np.concatenate([np.zeros(n + 1), np.full(m, 1.0 / (m * margin))])
+    c = np.concatenate([np.zeros(n + 1), _slack_costs(m, margin, sample_weight)])
     box = _weight_bounds(X, weight_bound)
     lo = np.concatenate([box[0], [-np.inf if fit_intercept else 0.0], np.zeros(m)])
     hi = np.concatenate([box[1], [np.inf if fit_intercept else 0.0], np.full(m, np.inf)])
@@ -523,9 +544,9 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
     if warm_start:
         first = solve_subgradient(X, y, values, budget, margin, weight_bound,
                                   fit_intercept=fit_intercept, max_iter=int(warm_start),
-                                  tol=0.0, random_state=random_state)
+                                  tol=0.0, random_state=random_state, sample_weight=sample_weight)
         w0, b0 = first.coef, first.intercept
-    obj0, _, delta = _objective(X, y, w0, b0, values, budget, margin)
+    obj0, _, delta = _objective(X, y, w0, b0, values, budget, margin, sample_weight)
     best = (w0.copy(), float(b0), obj0)
     A0, rhs = _cut_rows(X, y, delta, np.arange(m), values, margin, P)
     lp.add_rows(A0, rhs)
@@ -550,7 +571,7 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0)
         z, value, activity, optimal = lp.solve(left)
         w, b, xi_lp = z[:n], float(z[n]), z[n + 1:n + 1 + m]
-        obj, xi, delta = _objective(X, y, w, b, values, budget, margin)
+        obj, xi, delta = _objective(X, y, w, b, values, budget, margin, sample_weight)
         if obj < best[2]:
             best = (w.copy(), b, obj)
         if not optimal:  # time limit inside the LP: its value is no certified bound
@@ -563,7 +584,7 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
             break
         ws = stability * w + (1 - stability) * best[0]
         bs = stability * b + (1 - stability) * best[1]
-        obj_s, _, delta_s = _objective(X, y, ws, bs, values, budget, margin)
+        obj_s, _, delta_s = _objective(X, y, ws, bs, values, budget, margin, sample_weight)
         if obj_s < best[2]:
             best = (ws, bs, obj_s)
         violated = np.flatnonzero((_cut_value(X, y, w, b, delta_s, values, margin, P) + xi_lp
@@ -618,22 +639,25 @@ class _DualSums:
         self.kept_sum = np.zeros((2, n))
         self.kept_value = np.zeros(2)
 
-    def add(self, X, y, delta, active, values):
+    def add(self, X, y, delta, active, values, sample_weight=None):
+        if sample_weight is not None:
+            active = active * sample_weight
         alpha, kept_sum, kept_value = _dual_terms(X, y, delta, active, values)
         self.alpha += alpha
         self.kept_sum += np.asarray(kept_sum)
         self.kept_value += kept_value
 
-    def bound(self, X, values, budget, margin, weight_bound, fit_intercept, scale):
+    def bound(self, X, values, budget, margin, weight_bound, fit_intercept, scale,
+              total_weight=None):
         """:func:`dual_bound` at the sums divided by ``scale`` (the number of epochs summed)."""
         return dual_bound(X, None, self.alpha / scale, self.kept_sum / scale,
                           self.kept_value / scale, values, budget, margin, weight_bound,
-                          fit_intercept)
+                          fit_intercept, total_weight)
 
 
 def solve_subgradient(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
                       tol=1e-4, max_iter=50, batch_size=32, step=0.3, stage_epochs=10,
-                      step_decay=0.5, random_state=None, **_):
+                      step_decay=0.5, random_state=None, sample_weight=None, **_):
     """Restarted projected stochastic subgradient descent with AdaGrad steps on ``F``.
 
     A subgradient of ``xi_i`` in ``w`` is ``-y_i tau_ij x_ij`` at the worst-case vertex ``tau_i``
@@ -666,12 +690,24 @@ def solve_subgradient(X, y, values, budget, margin, weight_bound, *, fit_interce
     after ``max_iter`` epochs with ``converged=False``, and the gap reached. The rate makes
     small gaps expensive: on spambase the certified gap after 50 epochs is ~1e-2 while the true
     gap is ~1e-4, so for a certified optimum use the cutting planes.
+
+    **Row weights.** Mini-batches are still drawn uniformly (every row once per epoch); a row's
+    subgradient is multiplied by ``s_i m / S`` (its weight relative to the mean weight), which
+    makes the mini-batch subgradient an unbiased estimate of a subgradient of the weighted
+    ``F``. An integer weight k therefore solves the same problem as k copies of the row, but
+    through another random sequence of iterates than a fit on the repeated rows (which draws
+    its mini-batches from more rows): the two agree to the method's accuracy, not exactly. The
+    certificate's dual sums are weighted by ``s_i`` and normalised by ``S`` (see
+    :func:`dual_bound`), so it stays a valid lower bound.
     """
     rng = np.random.default_rng(random_state)
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         X.sort_indices()
     m, n = X.shape
+    # row weights relative to their mean (unbiased mini-batch subgradients), None: all one
+    scale = None if sample_weight is None else sample_weight * (m / sample_weight.sum())
+    total = None if sample_weight is None else float(sample_weight.sum())
     w, b = np.zeros(n), 0.0
     G, Gb = np.full(n, 1e-12), 1e-12
     best = (w, b, np.inf)
@@ -691,15 +727,17 @@ def solve_subgradient(X, y, values, budget, margin, weight_bound, *, fit_interce
                 theta, delta = _worst_case(Xb, yb, w, b, values, budget, margin)
                 active = (theta < 0).astype(float)
                 if suffix:
-                    sums.add(Xb, yb, delta, active, values)
+                    sums.add(Xb, yb, delta, active, values,
+                             None if sample_weight is None else sample_weight[idx])
                 if active.any():
                     kept = _kept_products(Xb, np.ones(idx.size), delta)
-                    gw = -np.asarray(kept.T @ (active * yb)).ravel() / idx.size
+                    ay = active * yb if scale is None else active * yb * scale[idx]
+                    gw = -np.asarray(kept.T @ ay).ravel() / idx.size
                     G += gw * gw
                     w = np.clip(w - step * weight_bound * gw / np.sqrt(G), -weight_bound,
                                 weight_bound)
                     if fit_intercept:
-                        gb = -(active * yb).sum() / idx.size
+                        gb = -ay.sum() / idx.size
                         Gb += gb * gb
                         b -= step * weight_bound * gb / np.sqrt(Gb)
                 if suffix:
@@ -709,14 +747,14 @@ def solve_subgradient(X, y, values, budget, margin, weight_bound, *, fit_interce
         epoch += n_epochs
         w, b = w_avg, b_avg  # restart from the stage's average
         step *= step_decay
-        obj, xi, delta = _objective(X, y, w, b, values, budget, margin)
+        obj, xi, delta = _objective(X, y, w, b, values, budget, margin, sample_weight)
         if obj < best[2]:
             best = (w.copy(), float(b), obj)
         own = _DualSums(n)
-        own.add(X, y, delta, (xi > 0).astype(float), values)
+        own.add(X, y, delta, (xi > 0).astype(float), values, sample_weight)
         lower = max(lower, sums.bound(X, values, budget, margin, weight_bound, fit_intercept,
-                                      n_epochs - n_epochs // 2),
-                    own.bound(X, values, budget, margin, weight_bound, fit_intercept, 1))
+                                      n_epochs - n_epochs // 2, total),
+                    own.bound(X, values, budget, margin, weight_bound, fit_intercept, 1, total))
         if relative_gap(best[2], lower) <= tol:
             converged = True
             break

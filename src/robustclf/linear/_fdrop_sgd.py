@@ -4,6 +4,14 @@ Mini-batch stochastic subgradient on Globerson & Roweis's objective, every one-v
 sharing each mini-batch, with the bias re-optimised exactly once per epoch
 (:func:`_best_intercept`). Private: :class:`~robustclf.linear.FDROPClassifier` validates its
 inputs and calls :func:`_solve_sgd`.
+
+Row weights ``s_i`` (objective ``1/2 ||w||^2 + C sum_i s_i hinge_i``) are written as weights
+relative to their mean, ``r_i = s_i n / S`` with ``S = sum_i s_i``, and ``C' = C S / n``: the
+objective is ``1/2 ||w||^2 + C' sum_i r_i hinge_i``, the unweighted one when every ``r_i`` is
+one. Every function below takes ``r`` (``None``: all one); rows are still drawn uniformly, each
+row's subgradient multiplied by ``r_i``, so a mini-batch subgradient is an unbiased estimate of
+the weighted objective's. A row of integer weight k and k copies of it give the same objective
+(and ``lam = 1 / (C S)``), not the same iterates: the copies change the mini-batches.
 """
 
 from __future__ import annotations
@@ -68,23 +76,31 @@ def _robust_slack_padded(W, S, cols, vals, budget, kept=False):
     return (slack, 1.0 - delta) if kept else slack
 
 
-def _best_intercept(slack, S):
-    """``argmin_b sum_i [slack_i - s_i b]_+`` of every problem (rows of ``slack``), exactly.
+def _best_intercept(slack, S, r=None):
+    """``argmin_b sum_i r_i [slack_i - s_i b]_+`` of every problem (rows of ``slack``), exactly.
 
     The sum is convex and piecewise linear in b, with slope ``-#{s_i = 1, slack_i > b} +
-    #{s_i = -1, -slack_i < b}``; the minimiser is the first breakpoint ``s_i slack_i`` (sorted)
-    at which the slope becomes non-negative.
+    #{s_i = -1, -slack_i < b}`` (the rows counted with their weights ``r_i``, all one if
+    None); the minimiser is the first breakpoint ``s_i slack_i`` (sorted) at which the slope
+    becomes non-negative.
     """
     points = S * slack
     order = np.argsort(points, axis=1, kind="stable")
     pos = np.take_along_axis(S > 0, order, axis=1)
-    slope = -(pos.sum(axis=1, keepdims=True) - np.cumsum(pos, axis=1)) + np.cumsum(~pos, axis=1)
+    if r is None:
+        slope = -(pos.sum(axis=1, keepdims=True) - np.cumsum(pos, axis=1)) + np.cumsum(~pos,
+                                                                                      axis=1)
+    else:
+        weight = r[order]
+        wpos = np.where(pos, weight, 0.0)
+        slope = (-(wpos.sum(axis=1, keepdims=True) - np.cumsum(wpos, axis=1))
+                 + np.cumsum(weight - wpos, axis=1))
     first = np.argmax(slope >= 0, axis=1)
     return np.take_along_axis(points, order, axis=1)[np.arange(points.shape[0]), first]
 
 
-def _sgd_objective(csr, W, b, S, budget, C, best_intercept=False):
-    """``1/2 ||w||^2 + C sum_i robust hinge`` of each problem (k,) and the intercept used.
+def _sgd_objective(csr, W, b, S, budget, C, best_intercept=False, r=None):
+    """``1/2 ||w||^2 + C sum_i r_i robust hinge_i`` of each problem (k,) and the intercept used.
 
     Rows are evaluated in chunks of similar numbers of non-zeros (little padding); with
     ``best_intercept`` the bias minimising the objective for this ``W`` replaces ``b``
@@ -98,12 +114,13 @@ def _sgd_objective(csr, W, b, S, budget, C, best_intercept=False):
         cols, vals = _padded_rows(csr, rows)
         slack[:, rows] = _robust_slack_padded(W, S[rows].T, cols, vals, budget)
     if best_intercept:
-        b = _best_intercept(slack, S.T)
-    loss = np.maximum(slack - S.T * b[:, None], 0.0).sum(axis=1)
+        b = _best_intercept(slack, S.T, r)
+    hinge = np.maximum(slack - S.T * b[:, None], 0.0)
+    loss = hinge.sum(axis=1) if r is None else hinge @ r
     return 0.5 * np.einsum("kd,kd->k", W, W) + C * loss, b
 
 
-def _sgd_pass(csr, S, order, state, step0, lam, t, budget, fit_intercept, dual=None):
+def _sgd_pass(csr, S, order, state, step0, lam, t, budget, fit_intercept, dual=None, r=None):
     """One pass of mini-batch stochastic subgradient over the rows ``order``; returns ``t``.
 
     On ``lam/2 ||w||^2 + mean_i robust hinge_i`` with the step ``eta_t = eta_0 / (1 + lam eta_0
@@ -112,6 +129,7 @@ def _sgd_pass(csr, S, order, state, step0, lam, t, budget, fit_intercept, dual=N
     gains tensor of a batch is float32 (selection and step only; objectives are float64).
     ``dual = (alpha (k, 2), kept (k, 2, d))``, if given, accumulates the dual point of the
     subgradients per class (+1, -1): the active rows and their kept fractions (:func:`_dual_value`).
+    With row weights ``r`` a row's subgradient and its dual terms are multiplied by ``r_i``.
     """
     W, b, Wbar, bbar = state
     k, d = W.shape
@@ -124,17 +142,20 @@ def _sgd_pass(csr, S, order, state, step0, lam, t, budget, fit_intercept, dual=N
         slack, keep = _robust_slack_padded(W.astype(np.float32), Sb.astype(np.float32), cols,
                                            vals32, budget, kept=True)
         ay = np.where(slack - Sb * b[:, None] > 0, Sb, 0.0)  # sign of the active rows, else 0
+        if r is not None:  # weighted rows: r_i times the sign
+            ay = ay * r[rows]
         # subgradient of the batch's summed loss: -sum_i ay_i x_i (1 - delta_i)
         weights = (ay.astype(np.float32)[:, :, None] * vals32[None]) * keep
         grad = np.bincount((cols[None] + offset).ravel(), weights=weights.ravel(),
                            minlength=k * d).reshape(k, d)
         if dual is not None:
             for c, sign in enumerate((1.0, -1.0)):
-                mine = (ay == sign)[:, :, None]
-                dual[0][:, c] += mine[:, :, 0].sum(axis=1)
+                mine = (ay * Sb > 0) & (Sb == sign)
+                dual[0][:, c] += mine.sum(axis=1) if r is None else mine @ r[rows]
+                mine = mine[:, :, None]
                 dual[1][:, c] += np.bincount(
                     (cols[None] + offset).ravel(),
-                    weights=np.where(mine, weights * sign, 0.0).ravel(),
+                    weights=np.where(mine, weights * sign, 0.0).ravel(),  # r_i x_i (1 - delta)
                     minlength=k * d).reshape(k, d)
         t += 1
         eta = step0 / (1.0 + lam * step0 * (t - 1))
@@ -172,7 +193,7 @@ def _dual_value(alpha, kept, C, fit_intercept):
     return C * (rho_pos * pos + rho_neg * neg) - 0.5 * C * C * np.einsum("kd,kd->k", G, G)
 
 
-def _initial_step(csr, Y, d, budget, lam, fit_intercept, rng):
+def _initial_step(csr, Y, d, budget, lam, fit_intercept, rng, r=None):
     """Initial step of each problem: the candidate with the lowest sample objective.
 
     Bottou's recipe (2012, §5.2): candidates ``4^j / mean ||x||^2`` (j = 0..4, never above
@@ -181,7 +202,8 @@ def _initial_step(csr, Y, d, budget, lam, fit_intercept, rng):
     decides, per problem. With j = -6..6, one pass, MNIST (K = 10, 10,000 rows) chose j = 2-3
     or -6: the tiny steps "win" a short run by staying at the near-optimal w = 0 and then stall
     far above the optimum (class 2: 18.95 after 2 epochs against 16.75 with j = 2), so the
-    grid starts at j = 0; the synthetic test data choose j = 2-3 too.
+    grid starts at j = 0; the synthetic test data choose j = 2-3 too. With row weights ``r``
+    the sample's runs and objective are weighted the same way.
     """
     n, k = Y.shape
     indptr, indices, data = csr
@@ -190,20 +212,23 @@ def _initial_step(csr, Y, d, budget, lam, fit_intercept, rng):
     candidates = np.unique(np.minimum(base * _SGD_STEP_FACTORS, 1.0 / lam))
     sample = np.sort(rng.permutation(n)[:_SGD_SAMPLE])
     sub = _csr_parts(sp.csr_matrix((data, indices, indptr), shape=(n, d))[sample])
+    r_sample = None if r is None else r[sample]
     scores = np.empty((candidates.size, k))
     for c, eta0 in enumerate(candidates):
         state = (np.zeros((k, d)), np.zeros(k), np.zeros((k, d)), np.zeros(k))
         t = 0
         for _ in range(_SGD_SAMPLE_PASSES):
             t = _sgd_pass(sub, Y[sample], rng.permutation(sample.size), state, np.full(k, eta0),
-                          lam, t, budget, fit_intercept)
+                          lam, t, budget, fit_intercept, r=r_sample)
         scores[c] = _sgd_objective(sub, state[2], state[3], Y[sample], budget,
-                                   1.0 / (lam * sample.size), fit_intercept)[0]
+                                   1.0 / (lam * sample.size), fit_intercept, r_sample)[0]
     return candidates[np.argmin(scores, axis=0)]
 
 
-def _solve_sgd(X, Y, budget, C, fit_intercept, tol, max_iter, rng):
+def _solve_sgd(X, Y, budget, C, fit_intercept, tol, max_iter, rng, sample_weight=None):
     """All one-vs-rest problems (columns of ``Y``) by mini-batch stochastic subgradient.
+
+    ``sample_weight`` (positive, or None) weights the rows' losses: see the module docstring.
 
     Returns ``coef`` (k, d), ``intercept`` (k,), ``objective`` (k,), epochs (k,), converged (k,),
     lower bound (k,).
@@ -225,14 +250,19 @@ def _solve_sgd(X, Y, budget, C, fit_intercept, tol, max_iter, rng):
     n, d = X.shape
     k = Y.shape[1]
     csr = _csr_parts(X)
+    r = None
+    if sample_weight is not None:  # weights relative to their mean, C' = C S / n
+        total = float(sample_weight.sum())
+        r, C = sample_weight * (n / total), C * total / n
     lam = 1.0 / (C * n)
-    step0 = _initial_step(csr, Y, d, budget, lam, fit_intercept, rng)
+    step0 = _initial_step(csr, Y, d, budget, lam, fit_intercept, rng, r)
     W, b, Wbar, bbar = np.zeros((k, d)), np.zeros(k), np.zeros((k, d)), np.zeros(k)
     objective = np.full(k, np.inf)
     best_W, best_b = np.zeros((k, d)), np.zeros(k)  # the start w = 0 and its best bias
     if fit_intercept:
-        best_b = _best_intercept(np.ones((k, n)), Y.T)
-    best = C * np.maximum(1.0 - Y.T * best_b[:, None], 0.0).sum(axis=1)
+        best_b = _best_intercept(np.ones((k, n)), Y.T, r)
+    hinge = np.maximum(1.0 - Y.T * best_b[:, None], 0.0)
+    best = C * (hinge.sum(axis=1) if r is None else hinge @ r)
     lower = np.full(k, -np.inf)
     avg_alpha, avg_kept = np.zeros((k, 2)), np.zeros((k, 2, d))
     epochs, converged = np.zeros(k, dtype=int), np.zeros(k, dtype=bool)
@@ -243,9 +273,9 @@ def _solve_sgd(X, Y, budget, C, fit_intercept, tol, max_iter, rng):
         state = (W[act], b[act], Wbar[act], bbar[act])
         dual = (np.zeros((act.size, 2)), np.zeros((act.size, 2, d)))
         t = _sgd_pass(csr, Y[:, act], order, state, step0[act], lam, t, budget, fit_intercept,
-                      dual)
+                      dual, r)
         objective[act], bias = _sgd_objective(csr, state[2], state[3], Y[:, act], budget, C,
-                                              fit_intercept)
+                                              fit_intercept, r)
         W[act], Wbar[act], b[act], bbar[act] = state[0], state[2], bias, bias
         better = act[objective[act] < best[act]]
         best[better], best_W[better], best_b[better] = objective[better], Wbar[better], b[better]

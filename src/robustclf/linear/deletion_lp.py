@@ -20,6 +20,7 @@ from ._base import (
     warn_if_not_converged,
 )
 from ._deletion_lp_solvers import SOLVERS
+from ._weights import positive_weight_rows
 
 __all__ = ["DeletionRobustLP"]
 
@@ -42,6 +43,14 @@ class DeletionRobustLP(LinearClassifierBase):
     (Eq. 3; exact for 0/1 values and integer N, an upper bound within C / gamma otherwise,
     Theorem 1). Deleted features are set to 0 at test time.
 
+    **Row weights** (``fit``'s ``sample_weight`` times ``class_weight``): the objective becomes
+    the weighted mean ``(1 / (S gamma)) sum_i s_i xi_i`` with ``S = sum_i s_i``, i.e. the
+    slack cost of row i in Eq. (4) is ``s_i / (S gamma)``. An integer weight k gives the LP of k
+    copies of the row (same optimum, same ``objective_``), a zero weight the LP without the
+    row (such rows are removed before solving), and the certified bounds stay bounds on this
+    weighted optimum. With ``chunk_size`` the chunks are drawn from the rows, each keeping its
+    weight.
+
     Eq. (4)'s optimum need not be unique (a polyhedral objective over a box): a feature that
     is 0 in every training row is in no constraint, so any weight is optimal; it gets weight 0
     (HiGHS put such weights at -C, which then decided test rows where the feature is present).
@@ -55,7 +64,10 @@ class DeletionRobustLP(LinearClassifierBase):
     feature_values : {"uniform", "mutual_info"} or array-like of shape (n_features,), \
 default="uniform"
         The values v_j. ``"mutual_info"`` is the paper's heuristic (§4), computed on the
-        training data with the full (multi-class) label and normalised to sum to n_features.
+        training data with the full (multi-class) label and normalised to sum to n_features;
+        with row weights it is the weighted mutual information (the values of the data with
+        every row repeated as often as its weight says;
+        :func:`~robustclf.feature_values.mutual_info_values`).
     margin : float, default=1.0
         The margin gamma > 0.
     weight_bound : float, default=10.0
@@ -103,6 +115,17 @@ default="uniform"
     random_state : None, int or Generator, default=None
         Shuffles the chunks and the subgradient's mini-batches (also those of the cutting
         planes' warm start; the exact optimum does not depend on it).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, scikit-learn's meaning: the slack (robust hinge loss) of every
+        row of class ``k`` is multiplied by ``class_weight[k]`` (in every one-vs-rest problem,
+        as the row's own ``sample_weight`` is); ``"balanced"`` uses ``n_samples / (n_classes *
+        n_k)``; None weights every class one. Combined with ``fit``'s ``sample_weight`` by
+        multiplication.
+    nan_policy : {"absent", "raise"}, default="absent"
+        What NaN in ``X`` means. ``"absent"``: the feature is absent from that row and
+        contributes nothing, ``w_j x_j = 0``, at fit and at prediction time (it is read as 0,
+        the paper's deletion); behind a ``StandardScaler`` in a pipeline that is the training
+        mean. ``"raise"``: NaN is rejected with scikit-learn's usual error.
 
     Attributes
     ----------
@@ -127,8 +150,6 @@ default="uniform"
     ----------
     O. Dekel and O. Shamir. Learning to classify with missing and corrupted features. ICML 2008.
     """
-
-    _supports_sample_weight = False  # until the solver takes row weights
 
     def __init__(self, budget=1.0, *, feature_values="uniform", margin=1.0, weight_bound=10.0,
                  fit_intercept=True, solver="cutting_plane", chunk_size=None, tol=1e-8,
@@ -164,8 +185,10 @@ default="uniform"
 
     def _fit_ovr(self, X, Y, sample_weight=None):
         """Solve Eq. (4) for every one-vs-rest column of ``Y`` (and every chunk)."""
+        X, Y, sample_weight = positive_weight_rows(X, Y, sample_weight)
         labels = np.argmax(Y, axis=1) if Y.shape[1] > 1 else Y[:, 0]
-        values = resolve_feature_values(self.feature_values, X, labels)  # sparse stays sparse
+        values = resolve_feature_values(self.feature_values, X, labels,  # sparse stays sparse
+                                        sample_weight)
         budget = check_nonnegative(self.budget, "budget")
         total = float(values.sum())
         if budget >= total:
@@ -188,7 +211,9 @@ default="uniform"
         tasks = [(k, idx) for k in range(Y.shape[1]) for idx in chunks]
         seeds = rng.integers(0, 2**31 - 1, size=len(tasks))  # drawn before dispatch
         results = Parallel(n_jobs=self.n_jobs)(
-            delayed(solve)(X[idx], Y[idx, k], values, budget, random_state=int(seed), **options)
+            delayed(solve)(X[idx], Y[idx, k], values, budget, random_state=int(seed),
+                           sample_weight=None if sample_weight is None else sample_weight[idx],
+                           **options)
             for (k, idx), seed in zip(tasks, seeds, strict=True))
         per = [results[i:i + len(chunks)] for i in range(0, len(results), len(chunks))]
         self.objective_ = np.array([np.mean([r.objective for r in rs]) for rs in per])

@@ -16,13 +16,21 @@ the update is coordinate-wise on the kept features, followed by projection on th
 
 with ``tau = sqrt(n + 1) C / sqrt(2 m)``. The batch classifier is the average hypothesis of the
 online-to-batch conversion (§3.2): ``w_bar = (1/m) sum_{i=1}^m w_{i-1}``, likewise ``b_bar``.
+
+Row weights are *presentations*: a row of weight s is played ``ceil(s)`` times, every round
+with weight one except the last, which has weight ``s - ceil(s) + 1`` in (0, 1]. A round of
+weight omega is a round on the loss ``omega xi``: its update is ``omega`` times the unweighted
+one and its hypothesis counts ``omega`` times in the average; the sequence has T = sum of the
+weights. An integer weight k is therefore exactly k copies of the row in the sequence, and a
+zero weight no round at all (:func:`_presentations`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._validation import (
     check_bool,
@@ -33,7 +41,8 @@ from .._validation import (
 )
 from .._worst_case import knapsack_deletion, unit_knapsack_deletion
 from ..feature_values import resolve_feature_values
-from ._base import LinearClassifierBase
+from ._base import LinearClassifierBase, absent_as_zero
+from ._weights import positive_weight_rows
 
 __all__ = ["DeletionRobustPerceptron", "deletion_hinge_loss"]
 
@@ -59,9 +68,9 @@ def _check_margin(margin) -> float:
     return float(margin)
 
 
-def _resolve_adversary(feature_values, budget, margin, X, y):
+def _resolve_adversary(feature_values, budget, margin, X, y, sample_weight=None):
     """Feature values, budget and the per-feature penalty ``gamma v_j / P`` of Eq. (7)/(12)."""
-    values = resolve_feature_values(feature_values, X, y)
+    values = resolve_feature_values(feature_values, X, y, sample_weight)
     budget = check_budget(budget, values)
     total = float(values.sum())
     if budget >= total:
@@ -105,8 +114,10 @@ def deletion_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray,
     return np.maximum(-kept_value, 0.0)
 
 
-def _mean_loss(w, b, X, s, values, budget, margin, block=2048):
+def _mean_loss(w, b, X, s, values, budget, margin, block=2048, sample_weight=None):
     """Mean Eq. (12) loss over the rows, as :func:`deletion_hinge_loss` but cheaper.
+
+    With ``sample_weight`` the mean is weighted: ``sum_i s_i xi_i / sum_i s_i``.
 
     Rows are taken in blocks (memory O(block n)); with unit values the knapsack is the sum of
     the ``budget`` largest positive gains, found by partition
@@ -135,8 +146,10 @@ def _mean_loss(w, b, X, s, values, budget, margin, block=2048):
             if rows.size and cols.size:
                 harm[rows] = knapsack_deletion(gains[rows][:, cols], values[cols],
                                                budget).relaxed_gain
-        total += np.maximum(harm - value, 0.0).sum()
-    return total / X.shape[0]
+        loss = np.maximum(harm - value, 0.0)
+        total += loss.sum() if sample_weight is None else \
+            sample_weight[start:start + block] @ loss
+    return total / (X.shape[0] if sample_weight is None else sample_weight.sum())
 
 
 def _dual_bound(m, alpha, kept, kept_value, values, budget, margin, bound, fit_intercept):
@@ -156,6 +169,13 @@ def _dual_bound(m, alpha, kept, kept_value, values, budget, margin, bound, fit_i
     descent: its gap to the average hypothesis is at most the average regret, Theorem 4's
     O(1 / sqrt(T)) bound). With an intercept, the balanced point (larger class scaled down so
     that ``sum alpha_i y_i = 0``) is tried too; the larger bound is returned.
+
+    ``m`` is the number of rows, or with row weights their total weight S: the objective is
+    then ``(1 / (S gamma)) sum_i s_i xi_i`` and every term of row i above is multiplied by
+    ``s_i``. A round of weight omega adds ``omega`` to the row's ``alpha`` and ``omega`` times
+    its kept fractions to ``u``; the rounds of row i in one epoch weigh ``s_i`` in total, so
+    ``alpha_i = (its active weight) / s_i`` is in [0, 1] and ``u_i`` in ``alpha_i T`` (T is
+    convex): the weighted sums below are those of a feasible dual point.
     """
     P = float(values.sum()) - budget
     pos, neg = alpha
@@ -170,6 +190,22 @@ def _dual_bound(m, alpha, kept, kept_value, values, budget, margin, bound, fit_i
     return max(plain, balanced) / (m * margin)
 
 
+def _presentations(sample_weight):
+    """Rounds of a weighted pass: the row of every round and the round's weight omega.
+
+    Row i is played ``ceil(s_i)`` times, with weight one except the last round, of weight
+    ``s_i - ceil(s_i) + 1`` (one for an integer weight); rows of weight zero are not played.
+    The rounds of a row are consecutive, so with integer weights the rows are those of
+    ``X.repeat(sample_weight, axis=0)``, round for round.
+    """
+    counts = np.ceil(sample_weight).astype(np.intp)
+    rows = np.repeat(np.arange(sample_weight.size), counts)
+    omega = np.ones(rows.size)
+    last = np.cumsum(counts)[counts > 0] - 1
+    omega[last] = (sample_weight - (counts - 1))[counts > 0]
+    return rows, omega
+
+
 class _State:
     """Online state of one binary problem: current and summed hypotheses (lazy averaging)."""
 
@@ -178,7 +214,8 @@ class _State:
         self.b = 0.0
         self.w_sum = np.zeros(n_features)
         self.b_sum = 0.0
-        self.pending = 0  # rounds played with the current (w, b), not yet added to the sums
+        # rounds played with the current (w, b), not yet added to the sums (their total weight)
+        self.pending = 0
         self.n_updates = 0
         # the dual point of the updates (alpha_i = 1, u_i = kept fractions), per class (+1, -1):
         # sum of alpha_i, of u_i * x_i and of u_i.v (see _dual_bound)
@@ -193,13 +230,18 @@ class _State:
             self.pending = 0
 
 
-def _online_pass(state, X, s, order, taus, values, budget, penalty, bound, fit_intercept):
+def _online_pass(state, X, s, order, taus, values, budget, penalty, bound, fit_intercept,
+                 omega=None):
     """One pass of §3.1 over the rows ``order`` (the inherent sequential loop).
 
-    ``taus[k]`` is the step of the k-th round of this pass. The hypothesis changes only at rounds
-    with positive loss, so the losses of the next rows under the *current* hypothesis are exact
-    until the first of them is positive: rows are therefore evaluated in blocks, with one call of
-    the shared worst-case solver per block (vectorised over the block's rows), and the pass
+    ``taus[k]`` is the step of the k-th round of this pass and ``omega[k]`` its weight (None:
+    all one): the update of a weighted round is ``omega`` times the unweighted one, and the
+    round's hypothesis counts ``omega`` times in the average and in the dual point.
+
+    The hypothesis changes only at rounds with positive loss, so the losses of the next rows
+    under the *current* hypothesis are exact until the first of them is positive: rows are
+    therefore evaluated in blocks, with one call of the shared worst-case solver per block
+    (vectorised over the block's rows), and the pass
     advances to the first positive-loss row, updates, and continues from the next row. The block
     length adapts to the observed gap between updates. Inside a block, a row whose margin stays
     non-negative after deleting *all* its positive-gain features has zero loss without solving
@@ -229,28 +271,37 @@ def _online_pass(state, X, s, order, taus, values, budget, penalty, bound, fit_i
             if hit.size:
                 first = candidate[hit[0]]
         if first < 0:  # no update in this block
-            state.pending += rows.shape[0]
+            state.pending += rows.shape[0] if omega is None else \
+                omega[pos:pos + rows.shape[0]].sum()
             pos += rows.shape[0]
             block = min(2 * block, 512)
             continue
         # positive loss at row `first`: rounds up to it used (w, b); then the update on J_i
-        state.pending += first + 1
+        state.pending += first + 1 if omega is None else omega[pos:pos + first + 1].sum()
         state.w, state.b = w, b
         state.flush()
         tau = taus[pos + first]
         si = sb[first]
+        weight = 1.0 if omega is None else omega[pos + first]
         kept_x = X[rows[first]].copy()
         deleted_value = 0.0
         if cols.size:
             kept_x[cols] *= 1.0 - res.fractions[hit[0]]
             deleted_value = float(res.fractions[hit[0]] @ values[cols])
         cls = 0 if si > 0 else 1
-        state.dual_alpha[cls] += 1.0
-        state.dual_kept[cls] += kept_x
-        state.dual_value[cls] += float(values.sum()) - deleted_value
-        w = np.minimum(np.maximum(w + (si * tau) * kept_x, -bound), bound)
+        if omega is None:
+            state.dual_alpha[cls] += 1.0
+            state.dual_kept[cls] += kept_x
+            state.dual_value[cls] += float(values.sum()) - deleted_value
+            step = si * tau
+        else:
+            state.dual_alpha[cls] += weight
+            state.dual_kept[cls] += weight * kept_x
+            state.dual_value[cls] += weight * (float(values.sum()) - deleted_value)
+            step = si * tau * weight
+        w = np.minimum(np.maximum(w + step * kept_x, -bound), bound)
         if fit_intercept:
-            b = min(max(b + si * tau, -bound), bound)
+            b = min(max(b + step, -bound), bound)
         state.n_updates += 1
         pos += first + 1
         block = first + 1
@@ -274,7 +325,8 @@ class DeletionRobustPerceptron(LinearClassifierBase):
     feature_values : {"uniform", "mutual_info"} or array-like of shape (n_features,), \
 default="uniform"
         Feature values v_j (``"mutual_info"`` is the paper's heuristic of §4, computed on the
-        training data).
+        training data; with row weights the weighted mutual information, i.e. that of the
+        rows repeated as their weights say).
     margin : float, default=1.0
         The margin parameter gamma of Eq. (12).
     weight_bound : float, default=10.0
@@ -291,6 +343,18 @@ default="uniform"
         anytime step ``tau_t = sqrt(n+1) C / sqrt(2 t)`` at round t. :meth:`fit` ignores it.
     random_state : int, numpy Generator or None, default=None
         Seeds the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, scikit-learn's meaning, combined with ``sample_weight`` by
+        multiplication: a row of class ``k`` is played as a row of weight ``class_weight[k]``
+        (see Notes: weights are presentations of the row); ``"balanced"`` uses
+        ``n_samples / (n_classes * n_k)`` in :meth:`fit` and is refused by
+        :meth:`partial_fit` (a batch of a stream does not know the class frequencies).
+    nan_policy : {"absent", "raise"}, default="absent"
+        What NaN in ``X`` means. ``"absent"``: the feature is absent from that row and
+        contributes nothing, ``w_j x_j = 0``, in :meth:`fit`, :meth:`partial_fit`, prediction
+        and :meth:`robust_loss` (it is read as 0, the paper's deletion); behind a
+        ``StandardScaler`` in a pipeline that is the training mean. ``"raise"``: NaN is
+        rejected with scikit-learn's usual error.
 
     Attributes
     ----------
@@ -302,11 +366,13 @@ default="uniform"
     feature_values_ : ndarray of shape (n_features,)
     tau_ : float
         The step of :meth:`fit`, ``sqrt(n + 1) C / sqrt(2 T)`` with T = n_epochs * n_samples
-        (``n`` instead of ``n + 1`` without intercept); the last step for :meth:`partial_fit`.
+        (``n`` instead of ``n + 1`` without intercept; with row weights n_samples is their
+        sum); the last step for :meth:`partial_fit`.
     n_iter_ : int
         Epochs run.
-    t_ : int
-        Online rounds played so far (rows x epochs, summed over partial_fit calls).
+    t_ : int or float
+        Online rounds played so far (rows x epochs, summed over partial_fit calls); with row
+        weights the summed weight of the rounds (the number of rounds of the repeated rows).
     n_updates_ : ndarray of shape (n_problems,)
         Rounds with positive loss (updates), per binary problem.
     objective_ : ndarray of shape (n_problems,)
@@ -336,6 +402,22 @@ default="uniform"
     * ``margin`` (gamma) must be > 0: with gamma = 0 the loss only asks for a non-negative
       margin after deletion, which ``w = 0, b = 0`` attains, so nothing is learnt.
 
+    **Row weights** (``sample_weight`` times ``class_weight``) are presentations, the online
+    reading of scikit-learn's "a row of weight k acts as k copies". A row of weight s is played
+    ``ceil(s)`` times per epoch: rounds of weight one and a last round of weight ``s -
+    ceil(s) + 1``. A round of weight omega is a round on the loss ``omega xi``: its update is
+    ``omega y tau x`` on the kept features, its hypothesis counts ``omega`` times in the
+    average, and T (hence ``tau``) is the summed weight. With integer weights the fit is the
+    fit on ``X.repeat(sample_weight, axis=0)`` round for round: bit for bit the same model for
+    the same ``random_state`` (with ``shuffle`` the rounds of all rows are shuffled together;
+    without it the k rounds of a row are consecutive). Weight zero is no round. What does not
+    hold: the model depends on the order of the rows (as for any online method), so the
+    weighted rows given in another order than the repeated ones give another (equally good in
+    expectation) model. The objective, ``lower_bound_`` and ``duality_gap_`` are those of the
+    weighted mean loss ``(1 / (S gamma)) sum_i s_i xi_i`` (S the summed weight); the bound
+    stays certified (see ``_dual_bound``). Large weights cost rounds: a fit plays
+    ``sum_i ceil(s_i)`` rounds per epoch.
+
     **Why a fixed epoch budget, and no ConvergenceWarning.** This is the paper's online
     algorithm, not an optimiser run to a tolerance: its step ``tau`` is set from the number of
     rounds ``T`` in advance (Theorem 4), and its guarantee is the regret bound, i.e. an
@@ -350,8 +432,6 @@ default="uniform"
     ----------
     O. Dekel and O. Shamir. Learning to classify with missing and corrupted features. ICML 2008.
     """
-
-    _supports_sample_weight = False  # until the solver takes row weights
 
     def __init__(self, *, budget=1.0, feature_values="uniform", margin=1.0, weight_bound=10.0,
                  fit_intercept=True, n_epochs=1, shuffle=True, horizon=None, random_state=None,
@@ -381,10 +461,10 @@ default="uniform"
         if self.horizon is not None:
             check_int(self.horizon, "horizon")
 
-    def _setup(self, X, y, n_problems):
+    def _setup(self, X, y, n_problems, sample_weight=None):
         """Resolve the adversary and reset the online state (first call of fit/partial_fit)."""
         values, budget, penalty = _resolve_adversary(
-            self.feature_values, self.budget, self.margin, X, y)
+            self.feature_values, self.budget, self.margin, X, y, sample_weight)
         self.feature_values_ = values
         self._adversary = (values, budget, penalty)
         self._states = [_State(X.shape[1]) for _ in range(n_problems)]
@@ -394,56 +474,76 @@ default="uniform"
     def _step_scale(self, n_features):
         return np.sqrt(n_features + (1 if self.fit_intercept else 0)) * float(self.weight_bound)
 
-    def _run(self, X, targets, order, taus):
-        """One pass of every binary problem; returns the averaged (coef, intercept)."""
+    def _run(self, X, targets, order, taus, omega=None):
+        """One pass of every binary problem; returns the averaged (coef, intercept).
+
+        ``order`` lists the row of every round, ``omega`` the rounds' weights (None: all one).
+        """
         values, budget, penalty = self._adversary
         for state, s in zip(self._states, targets, strict=True):
             _online_pass(state, X, s, order, taus, values, budget, penalty,
-                         float(self.weight_bound), bool(self.fit_intercept))
-        self.t_ += order.shape[0]
+                         float(self.weight_bound), bool(self.fit_intercept), omega)
+        self.t_ += order.shape[0] if omega is None else omega.sum()
         self.n_updates_ = np.array([st.n_updates for st in self._states])
         return (np.stack([st.w_sum for st in self._states]) / self.t_,
                 np.array([st.b_sum for st in self._states]) / self.t_)
 
     def _fit_ovr(self, X, Y, sample_weight=None):
-        """``n_epochs`` passes of the cube-projected Perceptron, then the average (§3.1–3.2)."""
+        """``n_epochs`` passes of the cube-projected Perceptron, then the average (§3.1–3.2).
+
+        With row weights the rounds are the weights' presentations (:func:`_presentations`).
+        """
+        X, Y, sample_weight = positive_weight_rows(X, Y, sample_weight)
         labels = Y[:, 0] if Y.shape[1] == 1 else Y.argmax(axis=1)  # for "mutual_info"
-        self._setup(X, labels, Y.shape[1])
+        self._setup(X, labels, Y.shape[1], sample_weight)
         rng = check_generator(self.random_state)
-        m = X.shape[0]
+        if sample_weight is None:
+            rows, omega, total = np.arange(X.shape[0]), None, X.shape[0]
+        else:
+            (rows, omega), total = _presentations(sample_weight), sample_weight.sum()
         n_epochs = int(self.n_epochs)
-        self.tau_ = self._step_scale(X.shape[1]) / np.sqrt(2.0 * n_epochs * m)
-        taus = np.full(m, self.tau_)
+        self.tau_ = self._step_scale(X.shape[1]) / np.sqrt(2.0 * n_epochs * total)
+        taus = np.full(rows.size, self.tau_)
         for _ in range(n_epochs):
-            order = rng.permutation(m) if self.shuffle else np.arange(m)
-            coef, intercept = self._run(X, Y.T, order, taus)
+            perm = rng.permutation(rows.size) if self.shuffle else np.arange(rows.size)
+            coef, intercept = self._run(X, Y.T, rows[perm],
+                                        taus, None if omega is None else omega[perm])
             self.n_iter_ += 1
-        self._report_gap(X, Y, coef, intercept, n_epochs)
+        self._report_gap(X, Y, coef, intercept, n_epochs, sample_weight)
         return coef, intercept
 
-    def _report_gap(self, X, Y, coef, intercept, n_epochs):
+    def _report_gap(self, X, Y, coef, intercept, n_epochs, sample_weight=None):
         """``objective_``, ``lower_bound_`` and ``duality_gap_`` of the averaged model."""
         values, budget, _ = self._adversary
         margin, bound = float(self.margin), float(self.weight_bound)
+        total = X.shape[0] if sample_weight is None else sample_weight.sum()
         objective, lower = [], []
         for w, b, s, st in zip(coef, intercept, Y.T, self._states, strict=True):
-            objective.append(_mean_loss(w, b, X, s, values, budget, margin) / margin)
-            lower.append(_dual_bound(X.shape[0], st.dual_alpha / n_epochs,
+            objective.append(_mean_loss(w, b, X, s, values, budget, margin,
+                                        sample_weight=sample_weight) / margin)
+            lower.append(_dual_bound(total, st.dual_alpha / n_epochs,
                                      st.dual_kept / n_epochs, st.dual_value / n_epochs,
                                      values, budget, margin, bound, bool(self.fit_intercept)))
         self.objective_ = np.array(objective)
         self.lower_bound_ = np.array(lower)
         self.duality_gap_ = np.maximum(self.objective_ - self.lower_bound_, 0.0)
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over a batch of a stream, in the given row order.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            With ``nan_policy="absent"`` NaN marks a feature absent from a row (read as 0).
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             All classes of the stream; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights (times a dict ``class_weight``), played as presentations
+            (class Notes): a row of weight s gives ``ceil(s)`` consecutive rounds, the last of
+            weight ``s - ceil(s) + 1``, and the anytime step of a round uses the summed weight
+            of the rounds so far, so a row of integer weight k is exactly k copies of it in the
+            stream. None: every weight one.
 
         Returns
         -------
@@ -451,7 +551,9 @@ default="uniform"
         """
         self._check_params()
         first = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=first)
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=first,
+                             ensure_all_finite=self._finiteness())
+        X = absent_as_zero(X)
         check_classification_targets(y)
         if first:
             if classes is None:
@@ -469,19 +571,48 @@ default="uniform"
         unseen = np.setdiff1d(y, self.classes_)
         if unseen.size:
             raise ValueError(f"y contains labels {unseen} not in classes {self.classes_}.")
-        m = X.shape[0]
+        weights = self._stream_weights(X, y, sample_weight)
+        if weights is None:
+            rows, omega = np.arange(X.shape[0]), None
+            played = self.t_ + np.arange(1, X.shape[0] + 1)
+        else:
+            rows, omega = _presentations(weights)
+            played = self.t_ + np.cumsum(omega)
         scale = self._step_scale(X.shape[1])
         if self.horizon is None:
-            taus = scale / np.sqrt(2.0 * (self.t_ + np.arange(1, m + 1)))
+            taus = scale / np.sqrt(2.0 * played)
         else:
-            taus = np.full(m, scale / np.sqrt(2.0 * check_int(self.horizon, "horizon")))
+            taus = np.full(rows.size, scale / np.sqrt(2.0 * check_int(self.horizon, "horizon")))
         self.tau_ = float(taus[-1])
         for name in ("objective_", "lower_bound_", "duality_gap_"):  # they describe fit only
             self.__dict__.pop(name, None)
         self.coef_, self.intercept_ = self._run(
-            X, _signed_targets(y, self.classes_), np.arange(m), taus)
+            X, _signed_targets(y, self.classes_), rows, taus, omega)
         self.n_iter_ += 1
         return self
+
+    def _stream_weights(self, X, y, sample_weight):
+        """Row weights of a :meth:`partial_fit` batch (None when all one).
+
+        ``class_weight`` must be None or a dict here: "balanced" needs the class frequencies
+        of the whole training set, which a batch of a stream does not have.
+        """
+        if sample_weight is None and self.class_weight is None:
+            return None
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                       ensure_non_negative=True)
+        if self.class_weight is not None:
+            if isinstance(self.class_weight, str):
+                raise ValueError(
+                    f"class_weight={self.class_weight!r} needs the class frequencies of the "
+                    "whole training set: use fit, or give partial_fit a dict of class weights.")
+            per_class = compute_class_weight(self.class_weight, classes=self.classes_,
+                                             y=self.classes_)
+            weights = weights * per_class[np.searchsorted(self.classes_, y)]
+        if not weights.any():
+            raise ValueError("sample_weight (times class_weight) is zero for every row of the "
+                             "batch; at least one row must have a positive weight.")
+        return None if np.all(weights == 1.0) else weights
 
     def robust_loss(self, X, y):
         """Eq. (12) loss of the averaged model on each row, per binary problem.
@@ -491,7 +622,8 @@ default="uniform"
         loss : ndarray of shape (n_problems, n_samples)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = absent_as_zero(validate_data(self, X, dtype=np.float64, reset=False,
+                                         ensure_all_finite=self._finiteness()))
         values, budget, _ = self._adversary
         targets = _signed_targets(np.asarray(y), self.classes_)
         return np.stack([

@@ -40,6 +40,7 @@ from .._worst_case import csr_knapsack_deletion, knapsack_deletion
 from ._base import LinearClassifierBase, warn_if_not_converged
 from ._deletion_lp_solvers import _csr_gains, _kept_products
 from ._fdrop_sgd import _solve_sgd
+from ._weights import positive_weight_rows
 
 __all__ = ["FDROPClassifier", "fdrop_hinge_loss"]
 
@@ -137,7 +138,8 @@ def _exact_blocks(sx, s, idx, budget, n_col):
 def _master(sx, s, cut_rows, cut_coef, C, fit_intercept, exact=()):
     """The QP over (w, b, xi) with one cut ``y_i (b + sum_j tau_j x_ij w_j) >= 1 - xi_i`` per row
     of ``cut_coef`` (the rows ``tau * y_i x_i``, sparse), ``xi >= 0``, ``b = 0`` without
-    intercept, and the exact blocks ``exact`` (from :func:`_exact_blocks`, over extra columns).
+    intercept, and the exact blocks ``exact`` (from :func:`_exact_blocks`, over extra columns);
+    ``C`` is the cost of every slack, one number or one per row (``C s_i`` with row weights).
     Returns ``w, b, xi``, the QP's dual value (a lower bound on FDROP's optimum: the master is a
     relaxation) and the reason the QP solve was inexact (``None`` if it was not)."""
     m, n = sx.shape
@@ -168,9 +170,13 @@ def relative_gap(upper, lower):
     return max(upper - lower, 0.0) / max(upper, 1e-3)
 
 
-def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_after=3):
+def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_after=3,
+                         sample_weight=None):
     """Cutting planes on (w, b, xi); returns coef, intercept, objective, rounds, converged,
     lower bound, reason.
+
+    With ``sample_weight`` the slack of row i costs ``C s_i`` (the master QP's cost and the
+    objective); the cuts, the bound and the stopping rules are unchanged.
 
     Stopping (a certified optimality gap): the master QP keeps only some of the constraints of
     (GR), so its optimal value -- Clarabel's dual objective, a bound to its accuracy, ~1e-8
@@ -199,10 +205,11 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
     converged = False
     reason = None
     lower, best = -np.inf, (None, 0.0, np.inf)
+    cost = C if sample_weight is None else C * sample_weight  # of every slack
     n_round = 0
     while n_round < max_iter:
         n_round += 1
-        w, b, xi, bound, reason = _master(sx, s, cut_rows, cut_coef, C, fit_intercept, exact)
+        w, b, xi, bound, reason = _master(sx, s, cut_rows, cut_coef, cost, fit_intercept, exact)
         if sparse:  # the knapsack on the stored entries only
             harm, delta = csr_knapsack_deletion(_csr_gains(sx, sx.data * w[sx.indices]),
                                                 np.ones(n), budget)
@@ -210,7 +217,8 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
             res = knapsack_deletion(sx * w, np.ones(n), budget)
             harm, delta = res.relaxed_gain, res.fractions
         robust = np.maximum(1.0 - s * b - np.asarray(sx @ w).ravel() + harm, 0.0)
-        objective = 0.5 * w @ w + C * robust.sum()
+        objective = 0.5 * w @ w + (C * robust.sum() if sample_weight is None
+                                   else cost @ robust)
         if objective < best[2]:
             best = (w, b, objective)
         if reason is not None:  # inexact master: no certified bound, stop with a warning
@@ -239,8 +247,9 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
     return w, b, objective, n_round, converged, lower, reason
 
 
-def _solve_gr_qp(X, s, budget, C, fit_intercept):
-    """Globerson & Roweis's QP (GR) with its O(mn) dual variables z, v, solved directly."""
+def _solve_gr_qp(X, s, budget, C, fit_intercept, sample_weight=None):
+    """Globerson & Roweis's QP (GR) with its O(mn) dual variables z, v, solved directly (the
+    slack of row i costs ``C s_i`` with ``sample_weight``)."""
     m, n = X.shape
     sx = s[:, None] * X
     eye_m = sp.identity(m, format="csr")
@@ -259,10 +268,13 @@ def _solve_gr_qp(X, s, budget, C, fit_intercept):
         blocks.insert(0, sp.csr_matrix(([1.0], ([0], [n])), shape=(1, n_cols)))
         rhs.insert(0, np.zeros(1))
         n_zero = 1
-    cost = np.r_[np.zeros(n + 1), np.full(m, C), np.zeros(m + m * n)]
+    slack_cost = np.full(m, C) if sample_weight is None else C * sample_weight
+    cost = np.r_[np.zeros(n + 1), slack_cost, np.zeros(m + m * n)]
     sol, bound, reason = _solve_qp(n, cost, sp.vstack(blocks), np.concatenate(rhs), n_zero)
     w, b = sol[:n], float(sol[n]) if fit_intercept else 0.0
-    objective = 0.5 * w @ w + C * fdrop_hinge_loss(w, b, X, s, budget).sum()
+    loss = fdrop_hinge_loss(w, b, X, s, budget)
+    objective = 0.5 * w @ w + (C * loss.sum() if sample_weight is None
+                               else C * (sample_weight @ loss))
     return w, b, objective, 1, reason is None, bound, reason
 
 
@@ -286,6 +298,9 @@ class FDROPClassifier(LinearClassifierBase):
         of the adversary's problem (deletion fractions summing to K).
     C : float, default=1.0
         Weight of the summed robust hinge loss against ``1/2 ||w||^2`` (as in SVC / LinearSVC).
+        With row weights (``fit``'s ``sample_weight`` times ``class_weight``) row i's loss
+        has weight ``C_i = C s_i``, as in LinearSVC: an integer weight k is k copies of the
+        row and a zero weight removes it (such rows are dropped before solving).
     fit_intercept : bool, default=True
     solver : {"auto", "cutting_plane", "qp", "sgd"}, default="auto"
         ``"qp"`` solves Globerson & Roweis's QP (GR) directly, with its O(mn) dual variables;
@@ -326,6 +341,20 @@ class FDROPClassifier(LinearClassifierBase):
         ConvergenceWarning when reached.
     random_state : int, numpy Generator or None, default=None
         Seeds the row order and the step-choosing sample of ``"sgd"`` (unused otherwise).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, scikit-learn's meaning: the robust hinge loss of every row of
+        class ``k`` is multiplied by ``class_weight[k]`` (in every one-vs-rest problem, as the
+        row's own ``sample_weight`` is); ``"balanced"`` uses ``n_samples / (n_classes *
+        n_k)``; None weights every class one. Combined with ``fit``'s ``sample_weight`` by
+        multiplication. The exact solvers honour weights exactly; ``"sgd"`` minimises the
+        weighted objective with weighted subgradients of uniformly drawn rows (see
+        :mod:`robustclf.linear._fdrop_sgd`): a weight-k row and k copies of it give the same
+        objective, not the same iterates.
+    nan_policy : {"absent", "raise"}, default="absent"
+        What NaN in ``X`` means. ``"absent"``: the feature is absent from that row and
+        contributes nothing, ``w_j x_j = 0``, at fit and at prediction time (it is read as 0,
+        the paper's deletion); behind a ``StandardScaler`` in a pipeline that is the training
+        mean. ``"raise"``: NaN is rejected with scikit-learn's usual error.
 
     Attributes
     ----------
@@ -361,8 +390,6 @@ class FDROPClassifier(LinearClassifierBase):
     results and optimal averaging schemes. ICML 2013 (polynomial-decay averaging).
     """
 
-    _supports_sample_weight = False  # until the solver takes row weights
-
     def __init__(self, *, budget=1.0, C=1.0, fit_intercept=True, solver="auto", tol=None,
                  max_iter=None, random_state=None,
                  class_weight=None, nan_policy="absent"):
@@ -389,7 +416,8 @@ class FDROPClassifier(LinearClassifierBase):
             raise ValueError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
 
     def _fit_ovr(self, X, Y, sample_weight=None):
-        """The chosen solver for the one-vs-rest columns of ``Y``."""
+        """The chosen solver for the one-vs-rest columns of ``Y`` (row weights: ``C_i = C s_i``)."""
+        X, Y, sample_weight = positive_weight_rows(X, Y, sample_weight)
         budget = check_budget(self.budget, np.ones(X.shape[1]))
         solver = self.solver
         if solver == "auto":
@@ -400,7 +428,8 @@ class FDROPClassifier(LinearClassifierBase):
             max_iter = 30 if self.max_iter is None else int(self.max_iter)
             rng = check_generator(self.random_state)
             coef, intercept, objective, epochs, converged, lower = _solve_sgd(
-                X, Y, budget, float(self.C), bool(self.fit_intercept), tol, max_iter, rng)
+                X, Y, budget, float(self.C), bool(self.fit_intercept), tol, max_iter, rng,
+                sample_weight)
             self.objective_, self.n_iter_, self.lower_bound_ = objective, epochs, lower
             self.gap_ = np.array([relative_gap(u, lo) for u, lo in zip(objective, lower,
                                                                         strict=True)])
@@ -411,11 +440,12 @@ class FDROPClassifier(LinearClassifierBase):
         max_iter = 100 if self.max_iter is None else int(self.max_iter)
         if solver == "qp":
             X = X.toarray() if sp.issparse(X) else X  # (GR) has O(n_samples n_features) terms
-            results = [_solve_gr_qp(X, s, budget, float(self.C), bool(self.fit_intercept))
-                       for s in Y.T]
+            results = [_solve_gr_qp(X, s, budget, float(self.C), bool(self.fit_intercept),
+                                    sample_weight) for s in Y.T]
         else:
             results = [_solve_cutting_plane(X, s, budget, float(self.C), bool(self.fit_intercept),
-                                            tol, max_iter) for s in Y.T]
+                                            tol, max_iter, sample_weight=sample_weight)
+                       for s in Y.T]
         self.objective_ = np.array([r[2] for r in results])
         self.n_iter_ = np.array([r[3] for r in results])
         self.lower_bound_ = np.array([r[5] for r in results])
