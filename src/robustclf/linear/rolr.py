@@ -271,10 +271,11 @@ class RobustLogisticRegression(LinearClassifierBase):
     Gaussian features of mean 3 (``p = 20``, logistic labels, 3 seeds) the two are also close
     (0.331 vs 0.328 at 10 %, 0.406 vs 0.410 at 30 %), the raw zero being far from the
     data there whichever way the model was fitted. Hence absence at fit time is the centred
-    zero, which is RoLR's own meaning of "contributes nothing". At prediction time the fitted model stays the linear function
-    ``X @ coef_.T + intercept_`` of every linear model of the library, with the absent terms
-    dropped: the decision value of a row with absent feature ``j`` is its centred-zero value
-    minus ``coef_j m_j``; standardise (pipeline) when that offset matters.
+    zero, which is RoLR's own meaning of "contributes nothing". At prediction time the fitted
+    model stays the linear function ``X @ coef_.T + intercept_`` of every linear model of the
+    library, with the absent terms dropped: the decision value of a row with absent feature
+    ``j`` is its centred-zero value minus ``coef_j m_j``; standardise (pipeline) when that
+    offset matters. The measurements: ``benchmarks/bench_rolr_absent.py``.
 
     References
     ----------
