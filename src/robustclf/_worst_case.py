@@ -41,8 +41,8 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 __all__ = ["KnapsackDeletion", "knapsack_deletion", "unit_knapsack_deletion",
-           "csr_knapsack_deletion", "greedy_knapsack_deletion", "ExactDeletion",
-           "exact_knapsack_deletion"]
+           "csr_knapsack_deletion", "csr_greedy_knapsack_deletion", "greedy_knapsack_deletion",
+           "ExactDeletion", "exact_knapsack_deletion"]
 
 # Relative slack when comparing cumulative values with the budget, so that sums of values such as
 # 0.1 + 0.2 that should exactly exhaust a budget of 0.3 are not rejected by round-off.
@@ -201,6 +201,46 @@ def csr_knapsack_deletion(gains: sp.csr_matrix, values: np.ndarray, budget: floa
         delta[useful] = frac
         relaxed = np.bincount(r, weights=frac * g, minlength=m)
     return relaxed, sp.csr_matrix((delta, gains.indices, gains.indptr), shape=gains.shape)
+
+
+def csr_greedy_knapsack_deletion(gains: sp.csr_matrix, values: np.ndarray, budget: float,
+                                 ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`greedy_knapsack_deletion` on the stored entries of a CSR matrix of gains.
+
+    Entries not stored are non-positive gains, never deleted. The stored positive gains of each
+    row are sorted by ``g_ij / v_j`` (free items first, ties by column, as the dense greedy) and
+    scanned in that order, each taken if it still fits: one pass per rank, vectorised over the
+    rows, so O(nnz log nnz) without forming an (m, n) array.
+
+    Returns
+    -------
+    gain : ndarray of shape (n_samples,)
+    taken : ndarray of bool, shape (nnz,)
+        The deleted stored entries, in storage order.
+    """
+    m = gains.shape[0]
+    row = np.repeat(np.arange(m), np.diff(gains.indptr))
+    useful = np.flatnonzero(gains.data > 0)
+    taken = np.zeros(gains.nnz, dtype=bool)
+    if useful.size == 0:
+        return np.zeros(m), taken
+    r, g, v = row[useful], gains.data[useful], values[gains.indices[useful]]
+    with np.errstate(divide="ignore"):
+        ratio = np.where(v > 0, g / np.where(v > 0, v, 1.0), np.inf)
+    order = np.argsort(-ratio, kind="stable")  # storage order breaks ties: by column
+    order = order[np.argsort(r[order], kind="stable")]
+    r, v, useful = r[order], v[order], useful[order]
+    rank = np.arange(r.size) - np.searchsorted(r, r)  # position within the row's scan
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    limit = _budget_limit(budget)
+    used = np.zeros(m)
+    for k in range(bounds.size - 1):  # a loop over scan positions; all rows at once
+        at = by_rank[bounds[k]:bounds[k + 1]]
+        fits = used[r[at]] + v[at] <= limit
+        used[r[at[fits]]] += v[at[fits]]
+        taken[useful[at[fits]]] = True
+    return np.bincount(row[taken], weights=gains.data[taken], minlength=m), taken
 
 
 def unit_knapsack_deletion(gains: np.ndarray, budget: float, *, fractions: bool = False,

@@ -2,13 +2,16 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 
 from robustclf._oracles.worst_case import brute_force_worst_margins
+from robustclf._worst_case import csr_greedy_knapsack_deletion, greedy_knapsack_deletion
 from robustclf.certify import certified_error
 from robustclf.corruption import (
     BlackBoxGreedyDeletion,
@@ -268,3 +271,22 @@ def test_corruption_registry():
         make_corruption("smudge")
     with pytest.raises(ValueError, match="no parameter"):
         make_corruption("greedy", fraction=0.2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    gains=hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 7)),
+                     elements=st.sampled_from([0.0, -1.0, 0.5, 1.0, 2.0, 3.0])),
+    values=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=7, max_size=7),
+    budget=st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0]),
+)
+def test_sparse_greedy_knapsack_equals_the_dense_greedy(gains, values, budget):
+    """Same deletion (ties included: the gains and values repeat) on the stored entries."""
+    values = np.array(values[: gains.shape[1]])
+    harm, mask = greedy_knapsack_deletion(gains, values, budget)
+    csr = sp.csr_matrix(gains)
+    sparse_harm, taken = csr_greedy_knapsack_deletion(csr, values, budget)
+    rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
+    assert np.array_equal(mask[rows, csr.indices], taken)
+    assert mask.sum() == taken.sum()  # nothing outside the stored entries
+    np.testing.assert_allclose(sparse_harm, harm, rtol=1e-12, atol=1e-12)

@@ -541,3 +541,16 @@ def test_dataframe_subclasses_are_dataframes():
 
     out = RandomDeletion(k=1, fill=np.nan).corrupt(Table({"a": [1.0, 2.0], "b": ["u", "v"]}))
     assert isinstance(out, pd.DataFrame) and out.isna().to_numpy().sum() == 2
+
+
+@pytest.mark.parametrize("corruption", [
+    GreedyDeletion(budget=2), OptimalDeletion(budget=3),
+    GreedyDeletion(budget=1.5, feature_values=np.linspace(0.2, 1.0, 50)),
+], ids=repr)
+def test_sparse_linear_adversaries_are_never_densified(corruption, monkeypatch):
+    S = sp.random(300, 50, density=0.1, random_state=0, format="csr")
+    y = np.random.default_rng(0).integers(0, 2, 300)
+    model = LogisticRegression().fit(S, y)
+    monkeypatch.setattr(sp.csr_matrix, "toarray", _refuse)
+    out = corruption.corrupt(S, y, model)
+    assert sp.issparse(out) and out.nnz < S.nnz

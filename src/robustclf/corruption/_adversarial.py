@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from .._affine import affine_model
 from .._validation import check_budget, check_feature_values, check_fill, check_nonnegative
-from .._worst_case import csr_knapsack_deletion
+from .._worst_case import csr_greedy_knapsack_deletion
 from ..certify import _signed_rows, worst_case_margin
 from ._base import DeletionCorruption
 
@@ -68,10 +68,9 @@ class GreedyDeletion(DeletionCorruption):
 
     A DataFrame must have numeric columns (the margin contributions ``y w_j x_j`` need numbers),
     in the order the model was fitted on. A sparse ``X`` stays sparse: only stored entries
-    contribute to the margin, so only they are deleted; for 0/1 feature values and an integer
-    budget the attack runs on the stored entries in O(nnz log nnz)
-    (:func:`robustclf._worst_case.csr_knapsack_deletion`), otherwise on blocks of rows
-    densified one at a time. Either way it equals the dense array's attack.
+    contribute to the margin, so only they are deleted, and the attack runs on the stored
+    entries in O(nnz log nnz) (:func:`robustclf._worst_case.csr_greedy_knapsack_deletion`);
+    it equals the dense array's attack.
 
     Before issue 14 the attack stopped at the first feature that did not fit; skipping it can
     only delete more (never less) of the margin, e.g. 0.310 instead of 0.293 forced error on the
@@ -95,7 +94,7 @@ class GreedyDeletion(DeletionCorruption):
                                  exact=False).greedy_mask
 
     def _sparse_deletion(self, X, y, model, rng, fill):
-        return _linear_sparse_deletion(self, X, y, model, rng, fill)
+        return _linear_sparse_deletion(self, X, y, model, rng, fill, exact=False)
 
 
 class OptimalDeletion(DeletionCorruption):
@@ -129,8 +128,10 @@ class OptimalDeletion(DeletionCorruption):
     :func:`robustclf._oracles.worst_case.spambase_case`, about 0.06 s (error 0.314, against
     0.310 for :class:`GreedyDeletion`), where the certified error alone solves 29 rows.
     The model must be linear; deletion is modelled as ``x_j = 0`` in the raw features.
-    DataFrames and sparse matrices as in :class:`GreedyDeletion` (for real feature values the
-    exact solves run per block of rows, so ``time_limit`` applies to each block).
+    DataFrames and sparse matrices as in :class:`GreedyDeletion`: for 0/1 feature values and an
+    integer budget the optimal deletion is the greedy one, found in O(nnz log nnz) on the stored
+    entries; for other values the exact solves run on blocks of rows densified one at a time
+    (at most 4 million entries each), so ``time_limit`` applies to each block.
     """
 
     requires_labels: ClassVar[bool] = True
@@ -151,24 +152,24 @@ class OptimalDeletion(DeletionCorruption):
                                  time_limit=self.time_limit).attack_mask
 
     def _sparse_deletion(self, X, y, model, rng, fill):
-        return _linear_sparse_deletion(self, X, y, model, rng, fill)
+        return _linear_sparse_deletion(self, X, y, model, rng, fill, exact=True)
 
 
-def _linear_sparse_deletion(corruption, X, y, model, rng, fill):
+def _linear_sparse_deletion(corruption, X, y, model, rng, fill, *, exact):
     """The linear adversaries on a CSR matrix.
 
     Deleting ``x_j = 0`` only changes the margin through stored entries (an implicit zero
-    contributes nothing), so the worst case is a knapsack over the stored entries. For 0/1
-    feature values and an integer budget the greedy, relaxed and exact deletions coincide
-    (Dekel & Shamir, Lemma 1(b)); they are then found in O(nnz log nnz) by
-    :func:`robustclf._worst_case.csr_knapsack_deletion`, with the same order and ties as the
-    dense path. Other values: the dense path, on blocks of rows.
+    contributes nothing), so the worst case is a knapsack over the stored entries. The greedy
+    attack is :func:`robustclf._worst_case.csr_greedy_knapsack_deletion`, in O(nnz log nnz) with
+    the same order and ties as the dense path. For 0/1 feature values and an integer budget the
+    greedy, relaxed and exact deletions coincide (Dekel & Shamir, Lemma 1(b)), so the exact
+    attack is the greedy one; for other values it runs the dense path on blocks of rows.
     """
     if np.isnan(X.data).any():
         raise ValueError("X contains NaN; the linear adversaries need complete rows.")
     values = check_feature_values(corruption.feature_values, X.shape[1])
     budget = check_budget(corruption.budget, values)
-    if not (np.all((values == 0) | (values == 1)) and budget == int(budget)):
+    if exact and not (np.all((values == 0) | (values == 1)) and budget == int(budget)):
         return DeletionCorruption._sparse_deletion(corruption, X, y, model, rng, fill)
     aff = affine_model(model)
     if aff.n_features != X.shape[1]:
@@ -191,10 +192,10 @@ def _linear_sparse_deletion(corruption, X, y, model, rng, fill):
         )
     for margins, weights in contrasts:
         gains = sp.csr_matrix((X.data * weights, X.indices, X.indptr), shape=X.shape)
-        harm, fractions = csr_knapsack_deletion(gains, values, budget)
+        harm, taken = csr_greedy_knapsack_deletion(gains, values, budget)
         better = margins - harm < worst
         worst = np.where(better, margins - harm, worst)
-        deleted = np.where(better[rows], fractions.data == 1.0, deleted)
+        deleted = np.where(better[rows], taken, deleted)
     no_cells = np.zeros(0, dtype=np.intp)
     return deleted, no_cells, no_cells
 
