@@ -227,6 +227,21 @@ def test_the_auto_threshold_removes_the_same_rows_weighted_and_repeated():
     assert removed.any() and not est.inlier_mask_[removed].any()
 
 
+def test_mostly_empty_rows_use_the_weighted_mean_norm_like_the_copies():
+    """More than half of the weight on empty rows: the median norm is 0 and the "auto"
+    threshold and the scale fall back on the (weighted) mean norm."""
+    rng = np.random.default_rng(17)
+    X = sp.random(120, 30, density=0.15, random_state=17, format="csr")
+    X = sp.csr_matrix(X.multiply((rng.random(120) < 0.5)[:, None]))         # empty rows
+    y = rng.integers(0, 2, size=120)
+    w = np.where(X.getnnz(axis=1) == 0, 3, rng.integers(1, 3, size=120))
+    weighted = RobustLogisticRegression().fit(X, y, sample_weight=w)
+    repeated = RobustLogisticRegression().fit(*_repeat(X, y, w))
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    assert weighted.threshold_ == pytest.approx(3 * np.average(norms, weights=w), rel=1e-12)
+    _assert_same_model(weighted, repeated, X[:40])
+
+
 def test_zero_weight_is_removal():
     X, y = _contaminated(6)
     w = (np.random.default_rng(6).random(y.size) < 0.7).astype(float)
