@@ -220,6 +220,12 @@ class DropoutSVC(_DropoutClassifier):
     ``2c E[max(0, zeta)]`` with ``zeta ~ N(mu, sigma^2)``: ``2c (mu Phi(mu/sigma) +
     sigma phi(mu/sigma))``, convex in w, at the same cost.
 
+    *Row weights.* ``fit(X, y, sample_weight)`` multiplies each row's expected loss by its
+    weight (a per-row ``c``): an integer weight k gives the optimum of k copies of the row,
+    weight 0 that of the data without it, for every solver (libsvm takes them as its own
+    ``sample_weight``, a per-sample C; Newton's Hessian subset is drawn among the rows of
+    positive weight).
+
     References
     ----------
     N. Chen, J. Zhu, J. Chen and B. Zhang. Dropout training for support vector machines. AAAI 2014.
@@ -293,6 +299,10 @@ class DropoutLogisticRegression(_DropoutClassifier):
     closed form; it is computed by 32-node Gauss-Hermite quadrature (exact without noise,
     convex in w, relative error below 1e-5 while the standard deviation of ``omega`` is at
     most 3), with derivatives in the variance from Stein's identity.
+
+    *Row weights.* ``fit(X, y, sample_weight)`` multiplies each row's expected loss by its
+    weight (a per-row ``c``): an integer weight k gives the optimum of k copies of the row,
+    weight 0 that of the data without it, for every solver.
 
     ``predict_proba`` applies the logistic function to each one-vs-all decision value and, with
     more than two classes, normalises the rows (as scikit-learn's one-vs-rest models do).

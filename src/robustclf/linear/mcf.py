@@ -101,6 +101,16 @@ class MCFClassifier(LinearClassifierBase):
         Maximum L-BFGS iterations (logistic loss). Reaching it, or an abnormal termination of
         L-BFGS-B (a failed line search), raises a ``ConvergenceWarning`` with the relative
         gradient norm reached.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, scikit-learn's meaning: the loss ``L_n`` of every row of class
+        ``k`` is multiplied by ``class_weight[k]`` (in every one-vs-all problem, like the
+        row's own ``sample_weight``); ``"balanced"`` uses ``n_samples / (n_classes * n_k)``;
+        None weights every class one. Multiplied with ``fit``'s ``sample_weight``.
+    nan_policy : {"absent", "raise"}, default="absent"
+        What NaN in ``X`` means. ``"absent"``: the feature is absent from that row and
+        contributes nothing, ``w_j x_j = 0``, at fit and at prediction time (it is read as 0,
+        the value dropout writes); behind a ``StandardScaler`` in a pipeline that is the
+        training mean. ``"raise"``: NaN is rejected with scikit-learn's usual error.
 
     Attributes
     ----------
@@ -118,6 +128,13 @@ class MCFClassifier(LinearClassifierBase):
         measure compared with ``tol``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)`` multiplies each row's ``L_n`` by its weight (a per-row ``C``):
+    an integer weight k gives the fit of k copies of the row, weight 0 that of the data
+    without it. The quadratic solve then factorises ``X̄^T diag(s) X̄`` plus the weighted
+    variance; the logistic objective and gradient weight each row's term.
 
     References
     ----------
