@@ -241,7 +241,8 @@ class RobustLogisticRegression(LinearClassifierBase):
     * the trimmed sum of Eq. (2) sums the smallest correlations up to the total weight
       ``n = W - n1`` (``W``: the total weight; a fraction of a row's copies may be trimmed):
       the capped simplex of the dual becomes ``{0 <= t_i <= w_i, sum t_i = n}``, and the dual
-      solver runs the iteration of the repeated rows (same iterates up to rounding, see
+      solver runs the iteration of the repeated rows (the same iterates up to rounding and,
+      when there are more features than rows, the Lanczos estimate of the step; see
       :mod:`robustclf.linear._rolr_solvers`);
     * ``n_outliers`` and ``outlier_fraction`` count weight (see there);
     * the centre ``m`` (coordinate-wise median), the ``"auto"`` threshold (3 times the median
