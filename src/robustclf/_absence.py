@@ -41,7 +41,9 @@ ABSENCE_SEMANTICS: dict[str, tuple[str, str, str]] = {
         "same, before the corrupted copies are drawn",
         "its training corruption (blankout) writes zeros"),
     "RobustLogisticRegression": (
-        _ZERO, "same", "no missing-value theory in Feng et al. (2014); the linear-model rule"),
+        _ZERO, "zero in the centred problem of Eq. (2) (the entry at its feature's observed "
+        "median): a raw zero would add a bias Eq. (2) cannot absorb",
+        "no missing-value theory in Feng et al. (2014); the linear-model rule at prediction"),
     "GeometricMarginSVC": (
         "native: the row's margin is computed on its present features only (a row with no "
         "usable feature: scaling 1, so the intercept alone for the linear kernel)",
