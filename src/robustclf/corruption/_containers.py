@@ -90,13 +90,15 @@ class FrameData:
         self.columns = X.columns
         self.dtypes = list(X.dtypes)
         self.non_numeric = tuple(j for j, d in enumerate(self.dtypes) if not is_numeric_dtype(d))
+        self._is_non_numeric = set(self.non_numeric)
+        self._other = None  # a second DataFrame whose entries positions may point to
         if n_features is not None and X.shape[1] != n_features:
             check_matrix(np.zeros((0, X.shape[1])), name=name, n_features=n_features)
         encoded = np.empty(X.shape, dtype=np.float64)
         positions = np.arange(1, X.shape[0] + 1, dtype=np.float64)
         for j in range(X.shape[1]):
             column = X.iloc[:, j]
-            if j in self.non_numeric:
+            if j in self._is_non_numeric:
                 encoded[:, j] = np.where(column.isna().to_numpy(), np.nan, positions)
             else:
                 encoded[:, j] = column.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -145,7 +147,7 @@ class FrameData:
         out = {}
         for j, dtype in enumerate(self.dtypes):
             column = values[:, j]
-            if j in self.non_numeric:
+            if j in self._is_non_numeric:
                 out[j] = self._restore_non_numeric(j, column)
             else:
                 out[j] = _restore_numeric(column, dtype)
@@ -158,9 +160,8 @@ class FrameData:
         import pandas as pd
 
         source = self.frame.iloc[:, j]
-        other = getattr(self, "_other", None)
-        if other is not None:
-            source = pd.concat([source, other.iloc[:, j]], ignore_index=True)
+        if self._other is not None:
+            source = pd.concat([source, self._other.iloc[:, j]], ignore_index=True)
             if source.dtype != self.dtypes[j]:
                 source = source.astype(self.dtypes[j])
         missing = np.isnan(positions)
