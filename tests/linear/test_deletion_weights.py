@@ -127,6 +127,24 @@ def test_lp_subgradient_certificate_stays_valid_with_weights(cancer):
     assert np.all(est.objective_ <= exact.objective_ * 1.35)
 
 
+def test_lp_subgradient_full_batch_weights_are_copies(cancer):
+    """When every row fits in one mini-batch (32 rows) an epoch is one full subgradient step,
+    and the weighted step is the step of the copies: same iterates, same certificate."""
+    Xtr, ytr, _, sw = cancer
+    X, y, s = Xtr[:14], ytr[:14], sw[:14]
+    assert s.sum() <= 32
+    params = dict(budget=2, weight_bound=0.3, solver="subgradient", max_iter=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        weighted = DeletionRobustLP(**params).fit(X, y, sample_weight=s)
+        repeated = DeletionRobustLP(**params).fit(X.repeat(s, 0), y.repeat(s))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(weighted.objective_, repeated.objective_, rtol=1e-9)
+    np.testing.assert_allclose(weighted.lower_bound_, repeated.lower_bound_, rtol=1e-9,
+                               atol=1e-12)
+    assert np.all(repeated.lower_bound_ > 0.1)  # a bound that says something
+
+
 def test_lp_scaling_every_weight_changes_nothing(cancer):
     """F is a weighted *mean*: weights 2 everywhere give the unweighted model (exact in binary
     floating point), for the exact and the first-order solvers."""

@@ -208,7 +208,7 @@ def _initial_step(csr, Y, d, budget, lam, fit_intercept, rng, r=None):
     n, k = Y.shape
     indptr, indices, data = csr
     sq = np.bincount(np.repeat(np.arange(n), np.diff(indptr)), weights=data ** 2, minlength=n)
-    base = 1.0 / max(float(sq.mean()), 1e-12)
+    base = 1.0 / max(float(sq.mean() if r is None else (r * sq).mean()), 1e-12)  # weighted
     candidates = np.unique(np.minimum(base * _SGD_STEP_FACTORS, 1.0 / lam))
     sample = np.sort(rng.permutation(n)[:_SGD_SAMPLE])
     sub = _csr_parts(sp.csr_matrix((data, indices, indptr), shape=(n, d))[sample])
