@@ -72,6 +72,7 @@ def test_lp_integer_weights_solve_the_lp_of_the_repeated_rows(cancer, solver):
     assert np.mean(weighted.predict(Xte) == repeated.predict(Xte)) >= 0.98
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 20 epochs
 @pytest.mark.parametrize("solver", ["cutting_plane", "lp", "subgradient"])
 def test_lp_zero_weight_is_the_row_removed(cancer, solver):
     Xtr, ytr, _, sw = cancer
