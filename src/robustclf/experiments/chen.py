@@ -119,10 +119,11 @@ def _mnist_setup(fast: bool, random_state: int, data_dir):
     levels = [0.0, 0.5] if fast else [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
     seeds = rng.integers(0, MAX_SEED, size=(len(levels) * repeats, 2))
     fractions = np.repeat(levels, repeats)
-    val_sets = [(RandomDeletion(fraction=f).corrupt(X_all[val], random_state=int(s[0])),
-                 y_all[val]) for f, s in zip(fractions, seeds, strict=True)]
-    test_sets = [(RandomDeletion(fraction=f).corrupt(X_test[test], random_state=int(s[1])),
-                  y_test[test]) for f, s in zip(fractions, seeds, strict=True)]
+    delete = [RandomDeletion(fraction=f, fill=0.0) for f in fractions]   # the paper's zeros
+    val_sets = [(d.corrupt(X_all[val], random_state=int(s[0])), y_all[val])
+                for d, s in zip(delete, seeds, strict=True)]
+    test_sets = [(d.corrupt(X_test[test], random_state=int(s[1])), y_test[test])
+                 for d, s in zip(delete, seeds, strict=True)]
     sizes = (n_train, n_val, n_test, repeats)
     return X_all[train], y_all[train], val_sets, test_sets, levels, sizes
 

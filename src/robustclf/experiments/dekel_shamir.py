@@ -83,7 +83,8 @@ def run_sanity(*, fast: bool = False, random_state: int = 0, n_jobs=None,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             frame = robustness_curve(estimators, d.X_train, d.y_train, d.X_test, d.y_test,
-                                     corruption=GroupDeletion(d.groups, k=0), levels=[0, 1, 2],
+                                     corruption=GroupDeletion(d.groups, k=0, fill=0.0),
+                                     levels=[0, 1, 2],
                                      random_state=int(seed), n_jobs=n_jobs, progress=False)
         frames.append(frame.assign(repeat=rep))
     paper = pd.DataFrame({0: [np.nan, np.nan], 1: [0.0, 0.0], 2: [0.477, 0.22]},
@@ -145,7 +146,7 @@ def _random_deletion_rows(dataset, X, y, levels, repeat, seed, n_train, n_val, f
     fitted = {}
     rows = []
     for level in levels:
-        attack = RandomDeletion(k=level, among="nonzero")
+        attack = RandomDeletion(k=level, among="nonzero", fill=0.0)
         X_va = attack.corrupt(X[va], random_state=seed + 1)
         X_te = attack.corrupt(X[te], random_state=seed + 2)
         for method, grid in _candidates(level, X.shape[1], fast, budgets).items():
@@ -329,7 +330,7 @@ def _greedy_tune(est, grid: dict, X, y, train, budget, values, seed: int):
     """
     fit_pos, val_pos = _tune_split(y[train], seed)
     fit_rows, held_out = np.asarray(train)[fit_pos], np.asarray(train)[val_pos]
-    attack = GreedyDeletion(budget, feature_values=values)
+    attack = GreedyDeletion(budget, feature_values=values, fill=0.0)
     best, scores = None, {}
     for cand in _grid_candidates(est, grid, budget, X.shape[1]):
         model = clone(cand).fit(X[fit_rows], y[fit_rows])
@@ -365,7 +366,8 @@ def _greedy_fold(X, y, train, test, fold, budget, values, lp_options, methods, g
         model = clone(est).fit(X[train], y[train])
         fit_seconds = time.perf_counter() - start
         start = time.perf_counter()
-        X_att = GreedyDeletion(budget, feature_values=values).corrupt(X[test], y[test], model)
+        attack = GreedyDeletion(budget, feature_values=values, fill=0.0)   # the paper's zeros
+        X_att = attack.corrupt(X[test], y[test], model)
         error = float(np.mean(model.predict(X_att) != y[test]))
         base = dict(estimator=name, level=budget, repeat=fold, fit_seconds=fit_seconds, **extra)
         attacked.append({**base, "corruption": "GreedyDeletion", "level_name": "budget",

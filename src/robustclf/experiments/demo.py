@@ -45,7 +45,7 @@ def run_demo(*, fast: bool = False, random_state: int = 0, n_jobs: int | None = 
         robustness_curve(estimators, *d, corruption=RandomDeletion(fraction=0.0),
                          levels=fractions, **common),
         intro=f"{digits.description}. In every test image a random fraction of the 64 pixels is "
-              "set to 0 (independently per image); models are trained on clean images."))
+              "deleted (independently per image); models are trained on clean images."))
 
     blocks = digit_blocks()
     counts = [0, 4, 8, 12] if fast else [0, 2, 4, 6, 8, 10, 12]
@@ -100,6 +100,10 @@ def run_demo(*, fast: bool = False, random_state: int = 0, n_jobs: int | None = 
         "Every registered estimator (standard baselines and the library's robust methods) is "
         "trained on clean data and tested on corrupted data. Lower is better; the spread is "
         f"over {repeats} repeat(s) (different corruption draws and estimator seeds).\n\n"
+        "A deleted feature is given to every model as absent (NaN): each of the library's "
+        "estimators handles it per its method (the table in docs/missing_values.md; for the "
+        "linear ones its term is dropped), and the baselines that cannot take NaN read it as "
+        "0 through an explicit imputer, named below.\n\n"
         "Estimators: " + ", ".join(f"`{e.name}` ({e.description})" for e in entries) + ".")
     return ExperimentResult("robustclf demo: how classifiers degrade when features go missing",
                             preamble, curves)
