@@ -1,17 +1,35 @@
 """Certified worst case of linear classifiers under value-budgeted feature deletion.
 
-For a linear model and a labelled row, an omniscient adversary deletes (sets to 0) a feature set
-D with ``V(D) <= N`` to minimise the margin (Dekel & Shamir, ICML 2008, Eq. 2). With the per-feature
-contributions ``a_ij = y_i w_j x_ij`` the margin after deletion is
-``y_i (b + w.x_i) - sum_{j in D} a_ij``, so the worst margin of row i is::
+For a linear model and a labelled row, an omniscient adversary deletes a feature set S with
+``V(S) <= N`` to minimise the margin (Dekel & Shamir, ICML 2008, Eq. 2).
 
-    mu_i = y_i (b + w.x_i) - max_{delta in {0,1}^n} { sum_j a_ij delta_j : sum_j v_j delta_j <= N }
+**What deletion means** (``fill``, as in the deletion corruptions). The model is read in raw
+coordinates as ``score(x) = sum_j (w_j x_j - D_j) + b'`` (:mod:`robustclf._affine`), where
+``D_j`` is the score contribution a *deleted* feature j keeps, so that deleting j removes the
+term ``w_j x_j - D_j`` exactly as the model scores the corrupted row:
+
+* ``fill=np.nan`` (default): the deleted entry is absent (NaN) and the model handles it as it
+  handles NaN. Scalers pass NaN through; a ``SimpleImputer`` in the pipeline writes its statistic
+  ``v_j`` (``D_j = w_j v_j`` when it is the first step); a NaN that reaches one of the library's
+  linear models (``nan_policy="absent"``) contributes zero in the model's input space (behind a
+  ``StandardScaler``: the training mean). A model that would receive NaN without reading it as
+  absent (a bare scikit-learn classifier) raises a ValueError: give it an imputer or use
+  ``fill=0.0``.
+* ``fill=0.0``: the papers' protocol, a raw zero (``D = 0``), exactly the certificate computed
+  before issue 16; another finite ``fill`` is a raw entry of that value.
+
+Steps that are not read exactly (``MinMaxScaler(clip=True)``, column transformers, anything
+non-affine) are refused rather than approximated. With the per-feature contributions
+``a_ij = y_i (w_j x_ij - D_j)`` the margin after deletion is ``y_i score(x_i) - sum_{j in S}
+a_ij``, so the worst margin of row i is::
+
+    mu_i = y_i score(x_i) - max_{delta in {0,1}^n} { sum_j a_ij delta_j : sum_j v_j delta_j <= N }
 
 a 0/1 knapsack per row (:mod:`robustclf._worst_case`), and row i is a worst-case error when
 ``mu_i <= 0``. For multi-class (one-vs-rest) models a row is misclassified when some other class c
 scores at least as high as the true class t; the adversary attacks each pairwise margin
-``s_t - s_c`` (contributions ``(w_t - w_c)_j x_j``) and keeps the worst, which is exact because the
-two minimisations commute.
+``s_t - s_c`` (contributions ``(w_t - w_c)_j x_j - (D_t - D_c)_j``) and keeps the worst, which is
+exact because the two minimisations commute.
 
 Bounds first, exact solves only where they are needed:
 
@@ -44,6 +62,7 @@ from ._convergence import warn_not_converged
 from ._validation import (
     check_budget,
     check_feature_values,
+    check_fill,
     check_labels,
     check_matrix,
     check_nonnegative,
@@ -160,14 +179,18 @@ def contrast_contributions(model: AffineModel, X: np.ndarray, y: np.ndarray):
     """Yield ``(margins, contributions)`` for every margin the adversary may attack.
 
     Binary models yield one pair: ``margins_i = y_i (b + w.x_i)`` with ``y_i`` in {-1, +1}
-    (+1 for ``classes[1]``) and ``contributions_ij = y_i w_j x_ij``. Multi-class models yield one
-    pair per class c: the margin ``s_t - s_c`` of the true class t over c and its per-feature
-    contributions ``(w_t - w_c)_j x_ij`` (``+inf`` margin for rows whose true class is c).
+    (+1 for ``classes[1]``) and ``contributions_ij = y_i (w_j x_ij - D_j)``. Multi-class models
+    yield one pair per class c: the margin ``s_t - s_c`` of the true class t over c and its
+    per-feature contributions ``(w_t - w_c)_j x_ij - (D_t - D_c)_j`` (``+inf`` margin for rows
+    whose true class is c). ``D`` is ``model.deleted`` (zero for a raw-zero deletion).
     """
     t = _signed_rows(model, y)
+    offsets = not model.deletion_is_raw_zero  # D != 0: subtract it (else today's operations)
     if model.coef.shape[0] == 1:
         sign = np.where(t == 1, 1.0, -1.0)
         contributions = (sign[:, None] * model.coef[0]) * X
+        if offsets:
+            contributions -= sign[:, None] * model.deleted[0]
         yield sign * (X @ model.coef[0] + model.intercept[0]), contributions
         return
     scores = X @ model.coef.T + model.intercept
@@ -175,16 +198,18 @@ def contrast_contributions(model: AffineModel, X: np.ndarray, y: np.ndarray):
     for c in range(model.coef.shape[0]):
         margins = np.where(t == c, np.inf, true_scores - scores[:, c])
         contributions = (model.coef[t] - model.coef[c]) * X
+        if offsets:
+            contributions -= model.deleted[t] - model.deleted[c]
         contributions[t == c] = 0.0
         yield margins, contributions
 
 
-def _validate(model, X, y, budget, feature_values, exact, time_limit):
+def _validate(model, X, y, budget, feature_values, exact, time_limit, fill):
     if exact not in ("auto", True, False):
         raise ValueError(f"exact must be 'auto', True or False, got {exact!r}.")
     if time_limit is not None:
         time_limit = check_nonnegative(time_limit, "time_limit")
-    aff = affine_model(model)
+    aff = affine_model(model, check_fill(fill))
     X = check_matrix(X, n_features=aff.n_features)
     y = check_labels(y, X.shape[0])
     values = check_feature_values(feature_values, aff.n_features)
@@ -194,7 +219,7 @@ def _validate(model, X, y, budget, feature_values, exact, time_limit):
 
 def worst_case_margin(
     model, X, y, budget: float, feature_values="uniform", *, exact: bool | str = "auto",
-    time_limit: float | None = None, max_work: float = 5e7,
+    time_limit: float | None = None, max_work: float = 5e7, fill: float = np.nan,
 ) -> WorstCaseMargins:
     """Worst-case margins of a linear model when an adversary deletes features of value <= budget.
 
@@ -202,7 +227,9 @@ def worst_case_margin(
     ----------
     model : fitted linear classifier
         Anything with ``coef_``, ``intercept_``, ``classes_`` (LinearSVC, LogisticRegression, the
-        library's linear estimators), optionally behind affine scalers in a Pipeline.
+        library's linear estimators), optionally behind affine scalers and a ``SimpleImputer``
+        in a Pipeline (see :mod:`robustclf._affine` for the steps read exactly; any other step
+        raises a ValueError). A scikit-learn model without an imputer needs ``fill=0.0``.
     X : array-like of shape (n_samples, n_features)
         Clean rows (finite values).
     y : array-like of shape (n_samples,)
@@ -224,20 +251,26 @@ def worst_case_margin(
     max_work : float, default=5e7
         Largest dynamic-programming table (entries) for integer values; beyond it the MILP is
         used (see :func:`robustclf._worst_case.exact_knapsack_deletion`).
+    fill : float, default=np.nan
+        What a deletion writes into the raw entry, as the deletion corruptions' ``fill``:
+        ``np.nan`` (default) makes it absent, handled as the model handles NaN (see the module
+        docstring: an imputer's value, or no contribution for the library's linear models; a
+        model that would receive NaN without reading it as absent raises a ValueError);
+        ``0.0`` is the papers' protocol (a raw zero, the certificate of before issue 16).
 
     Returns
     -------
     WorstCaseMargins
     """
     aff, X, y, values, budget, time_limit = _validate(model, X, y, budget, feature_values,
-                                                      exact, time_limit)
+                                                      exact, time_limit, fill)
     return _worst_case(aff, X, y, values, budget, exact=exact, time_limit=time_limit,
                        max_work=max_work, target="margins", owner="worst_case_margin")
 
 
 def certified_error(
     model, X, y, budget: float, feature_values="uniform", *, exact: bool | str = "auto",
-    time_limit: float | None = None, max_work: float = 5e7,
+    time_limit: float | None = None, max_work: float = 5e7, fill: float = np.nan,
 ) -> CertifiedError:
     """The error an omniscient adversary can force by deleting features of total value <= budget.
 
@@ -254,7 +287,7 @@ def certified_error(
     exact 0.314 in about 0.02 s.
     """
     aff, X, y, values, budget, time_limit = _validate(model, X, y, budget, feature_values,
-                                                      exact, time_limit)
+                                                      exact, time_limit, fill)
     wc = _worst_case(aff, X, y, values, budget, exact=exact, time_limit=time_limit,
                      max_work=max_work, target="signs", owner="certified_error")
     attacked = wc.upper <= wc.tolerance  # some deletion found misclassifies the row

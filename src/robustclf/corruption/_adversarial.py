@@ -2,7 +2,9 @@
 
 "A greedy adversary, which deletes the most valuable features of each instance until either the
 limit N is reached or all useful features are deleted." For a linear model the harm of deleting
-feature j is its margin contribution ``a_j = y w_j x_j``; :class:`GreedyDeletion` scans the
+feature j is its margin contribution ``a_j = y (w_j x_j - D_j)`` (``D_j``: what a deleted feature
+still contributes, for the corruption's ``fill``; 0 for the papers' raw zero, see
+:mod:`robustclf.certify`); :class:`GreedyDeletion` scans the
 features by harm per unit of value, ``a_j / v_j``, deletes each one that still fits in the budget
 left and skips (but goes on past) those that do not. :class:`OptimalDeletion` deletes, per row, a
 set that minimises the margin exactly -- the 0/1 knapsack of :mod:`robustclf._worst_case` -- so the
@@ -57,20 +59,33 @@ class GreedyDeletion(DeletionCorruption):
         The adversary's value budget N, in [0, V([n])].
     feature_values : {"uniform"} or array-like of shape (n_features,), default="uniform"
         Feature values v_j.
-    fill : float, default=0.0
-        Value written into deleted entries (0.0 as in the paper, or np.nan).
+    fill : float, default=np.nan
+        Value written into deleted entries. ``np.nan`` (default): the entry is absent, and
+        every estimator of the library handles it per its method (see
+        ``docs/missing_values.md``); a scikit-learn model that rejects NaN needs an imputer
+        in its pipeline. ``0.0``: the papers' own protocol (deletion writes zeros in the raw
+        features).
 
     Notes
     -----
-    The model must be linear (``coef_``/``intercept_``, optionally behind affine scalers); for
-    other models use :class:`BlackBoxGreedyDeletion`. Deletion is modelled as ``x_j = 0`` in the
-    raw features, whatever ``fill`` is written.
+    The model must be linear (``coef_``/``intercept_``, optionally behind affine scalers and a
+    ``SimpleImputer``); for other models use :class:`BlackBoxGreedyDeletion`. The harm of a
+    deletion is computed for what ``fill`` writes, as the model scores it (see
+    :mod:`robustclf.certify`): with ``fill=np.nan`` a deleted feature contributes what the model
+    gives an absent entry (an imputer's value; zero in the input space of the library's linear
+    models), so the harm is ``y (w_j x_j - D_j)``; with ``fill=0.0`` it is ``y w_j x_j``. A
+    model that cannot take the NaN a ``fill=np.nan`` deletion writes raises a ValueError.
 
-    A DataFrame must have numeric columns (the margin contributions ``y w_j x_j`` need numbers),
-    in the order the model was fitted on. A sparse ``X`` stays sparse: only stored entries
-    contribute to the margin, so only they are deleted, and the attack runs on the stored
-    entries in O(nnz log nnz) (:func:`robustclf._worst_case.csr_greedy_knapsack_deletion`);
-    it equals the dense array's attack.
+    A DataFrame must have numeric columns (the margin contributions need numbers), in the order
+    the model was fitted on. A sparse ``X`` stays sparse. When a deleted feature contributes
+    nothing (``D = 0``: ``fill=0.0``, or NaN read as a zero in raw units, e.g. a bare library
+    model or one behind a ``MaxAbsScaler``) an implicit zero cannot be harmed, so only stored
+    entries are deleted, and the attack runs on them in O(nnz log nnz)
+    (:func:`robustclf._worst_case.csr_greedy_knapsack_deletion`). Otherwise (``D != 0``, e.g.
+    NaN behind a ``StandardScaler`` or an imputer) deleting an implicit zero moves the score
+    too, and the attack runs exactly on blocks of rows densified one at a time (time
+    O(n_samples x n_features), memory bounded), writing NaN into the implicit zeros it deletes.
+    Either way it equals the dense array's attack.
 
     Before issue 14 the attack stopped at the first feature that did not fit; skipping it can
     only delete more (never less) of the margin, e.g. 0.310 instead of 0.293 forced error on the
@@ -82,7 +97,7 @@ class GreedyDeletion(DeletionCorruption):
     level_params: ClassVar[tuple[str, ...]] = ("budget",)
     column_kinds: ClassVar[str] = "numeric"
 
-    def __init__(self, budget=1.0, feature_values="uniform", fill=0.0):
+    def __init__(self, budget=1.0, feature_values="uniform", fill=np.nan):
         self.budget = budget
         self.feature_values = feature_values
         self.fill = fill
@@ -91,7 +106,7 @@ class GreedyDeletion(DeletionCorruption):
         if np.isnan(X).any():
             raise ValueError("X contains NaN; the linear greedy adversary needs complete rows.")
         return worst_case_margin(model, X, y, self.budget, self.feature_values,
-                                 exact=False).greedy_mask
+                                 exact=False, fill=self.fill).greedy_mask
 
     def _sparse_deletion(self, X, y, model, rng, fill):
         return _linear_sparse_deletion(self, X, y, model, rng, fill, exact=False)
@@ -114,8 +129,12 @@ class OptimalDeletion(DeletionCorruption):
         The adversary's value budget N, in [0, V([n])].
     feature_values : {"uniform"} or array-like of shape (n_features,), default="uniform"
         Feature values v_j.
-    fill : float, default=0.0
-        Value written into deleted entries (0.0 as in the paper, or np.nan).
+    fill : float, default=np.nan
+        Value written into deleted entries. ``np.nan`` (default): the entry is absent, and
+        every estimator of the library handles it per its method (see
+        ``docs/missing_values.md``); a scikit-learn model that rejects NaN needs an imputer
+        in its pipeline. ``0.0``: the papers' own protocol (deletion writes zeros in the raw
+        features).
     time_limit : float or None, default=None
         Seconds allowed for the exact solves (None: no limit). If rows are not solved in time
         the attack uses the most harmful deletion found for them and a ConvergenceWarning says
@@ -127,11 +146,12 @@ class OptimalDeletion(DeletionCorruption):
     could change), so that each row gets its minimal margin: 561 of the 1,000 spambase rows of
     :func:`robustclf._oracles.worst_case.spambase_case`, about 0.06 s (error 0.314, against
     0.310 for :class:`GreedyDeletion`), where the certified error alone solves 29 rows.
-    The model must be linear; deletion is modelled as ``x_j = 0`` in the raw features.
-    DataFrames and sparse matrices as in :class:`GreedyDeletion`: for 0/1 feature values and an
-    integer budget the optimal deletion is the greedy one, found in O(nnz log nnz) on the stored
-    entries; for other values the exact solves run on blocks of rows densified one at a time
-    (at most 4 million entries each), so ``time_limit`` applies to each block.
+    The model must be linear; the harm of a deletion is computed for what ``fill`` writes, as in
+    :class:`GreedyDeletion`. DataFrames and sparse matrices as in :class:`GreedyDeletion`: for
+    0/1 feature values, an integer budget and ``D = 0`` the optimal deletion is the greedy one,
+    found in O(nnz log nnz) on the stored entries; otherwise the exact solves run on blocks of
+    rows densified one at a time (at most 4 million entries each), so ``time_limit`` applies to
+    each block.
     """
 
     requires_labels: ClassVar[bool] = True
@@ -139,7 +159,7 @@ class OptimalDeletion(DeletionCorruption):
     level_params: ClassVar[tuple[str, ...]] = ("budget",)
     column_kinds: ClassVar[str] = "numeric"
 
-    def __init__(self, budget=1.0, feature_values="uniform", fill=0.0, time_limit=None):
+    def __init__(self, budget=1.0, feature_values="uniform", fill=np.nan, time_limit=None):
         self.budget = budget
         self.feature_values = feature_values
         self.fill = fill
@@ -149,7 +169,7 @@ class OptimalDeletion(DeletionCorruption):
         if np.isnan(X).any():
             raise ValueError("X contains NaN; the optimal adversary needs complete rows.")
         return worst_case_margin(model, X, y, self.budget, self.feature_values, exact=True,
-                                 time_limit=self.time_limit).attack_mask
+                                 time_limit=self.time_limit, fill=self.fill).attack_mask
 
     def _sparse_deletion(self, X, y, model, rng, fill):
         return _linear_sparse_deletion(self, X, y, model, rng, fill, exact=True)
@@ -158,22 +178,26 @@ class OptimalDeletion(DeletionCorruption):
 def _linear_sparse_deletion(corruption, X, y, model, rng, fill, *, exact):
     """The linear adversaries on a CSR matrix.
 
-    Deleting ``x_j = 0`` only changes the margin through stored entries (an implicit zero
-    contributes nothing), so the worst case is a knapsack over the stored entries. The greedy
-    attack is :func:`robustclf._worst_case.csr_greedy_knapsack_deletion`, in O(nnz log nnz) with
-    the same order and ties as the dense path. For 0/1 feature values and an integer budget the
-    greedy, relaxed and exact deletions coincide (Dekel & Shamir, Lemma 1(b)), so the exact
-    attack is the greedy one; for other values it runs the dense path on blocks of rows.
+    When a deleted feature contributes nothing (``D = 0``), deletion only changes the margin
+    through stored entries (an implicit zero contributes ``w_j 0 - 0 = 0``), so the worst case
+    is a knapsack over the stored entries. The greedy attack is
+    :func:`robustclf._worst_case.csr_greedy_knapsack_deletion`, in O(nnz log nnz) with the same
+    order and ties as the dense path. For 0/1 feature values and an integer budget the greedy,
+    relaxed and exact deletions coincide (Dekel & Shamir, Lemma 1(b)), so the exact attack is
+    the greedy one. With ``D != 0`` every implicit zero j has the contribution ``-y D_j``, so
+    the dense path runs on blocks of rows (exact, memory bounded; the implicit zeros it deletes
+    are listed); so it does for the exact attack with other values.
     """
     if np.isnan(X.data).any():
         raise ValueError("X contains NaN; the linear adversaries need complete rows.")
     values = check_feature_values(corruption.feature_values, X.shape[1])
     budget = check_budget(corruption.budget, values)
-    if exact and not (np.all((values == 0) | (values == 1)) and budget == int(budget)):
-        return DeletionCorruption._sparse_deletion(corruption, X, y, model, rng, fill)
-    aff = affine_model(model)
+    aff = affine_model(model, fill)
     if aff.n_features != X.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features, but the model has {aff.n_features}.")
+    unit = np.all((values == 0) | (values == 1)) and budget == int(budget)
+    if not aff.deletion_is_raw_zero or (exact and not unit):
+        return DeletionCorruption._sparse_deletion(corruption, X, y, model, rng, fill)
     true = _signed_rows(aff, y)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     scores = np.asarray(X @ aff.coef.T) + aff.intercept
@@ -252,8 +276,12 @@ class BlackBoxGreedyDeletion(DeletionCorruption):
         Which model output defines the margin (see :func:`model_margins`).
     stop_when_misclassified : bool, default=True
         Stop attacking a row once it is misclassified (saves queries; the error is unchanged).
-    fill : float, default=0.0
-        Value written into deleted entries; the model is queried with this value too.
+    fill : float, default=np.nan
+        Value written into deleted entries. ``np.nan`` (default): the entry is absent, and
+        every estimator of the library handles it per its method (see
+        ``docs/missing_values.md``); a scikit-learn model that rejects NaN needs an imputer
+        in its pipeline. ``0.0``: the papers' own protocol (deletion writes zeros in the raw
+        features). The model is queried with this value too.
 
     Notes
     -----
@@ -271,7 +299,7 @@ class BlackBoxGreedyDeletion(DeletionCorruption):
     level_params: ClassVar[tuple[str, ...]] = ("budget",)
 
     def __init__(self, budget=1.0, feature_values="uniform", max_queries=None, response="auto",
-                 stop_when_misclassified=True, fill=0.0):
+                 stop_when_misclassified=True, fill=np.nan):
         self.budget = budget
         self.feature_values = feature_values
         self.max_queries = max_queries

@@ -161,8 +161,12 @@ class RandomDeletion(DeletionCorruption):
         halves rounded up (``floor(fraction * m + 1/2)``; see :mod:`robustclf.corruption._random`).
     among : {"all", "nonzero"}, default="all"
         Candidates: all present (non-NaN) features, or only the present non-zero ones.
-    fill : float, default=0.0
-        Value written into deleted entries: ``0.0`` (the papers' convention) or ``np.nan``.
+    fill : float, default=np.nan
+        Value written into deleted entries. ``np.nan`` (default): the entry is absent, and
+        every estimator of the library handles it per its method (see
+        ``docs/missing_values.md``); a scikit-learn model that rejects NaN needs an imputer
+        in its pipeline. ``0.0``: the papers' own protocol (deletion writes zeros in the raw
+        features).
 
     Notes
     -----
@@ -202,7 +206,7 @@ class RandomDeletion(DeletionCorruption):
 
     level_params: ClassVar[tuple[str, ...]] = ("fraction", "k")
 
-    def __init__(self, *, k=None, fraction=None, among="all", fill=0.0):
+    def __init__(self, *, k=None, fraction=None, among="all", fill=np.nan):
         self.k = k
         self.fraction = fraction
         self.among = among
@@ -259,8 +263,12 @@ class GroupDeletion(DeletionCorruption):
         Give exactly one of ``k`` and ``fraction``.
     fraction : float in [0, 1], default=None
         Fraction of the groups to delete per row, rounded half up.
-    fill : float, default=0.0
-        Value written into deleted entries: ``0.0`` or ``np.nan``.
+    fill : float, default=np.nan
+        Value written into deleted entries. ``np.nan`` (default): the entry is absent, and
+        every estimator of the library handles it per its method (see
+        ``docs/missing_values.md``); a scikit-learn model that rejects NaN needs an imputer
+        in its pipeline. ``0.0``: the papers' own protocol (deletion writes zeros in the raw
+        features).
 
     Notes
     -----
@@ -288,7 +296,7 @@ class GroupDeletion(DeletionCorruption):
 
     level_params: ClassVar[tuple[str, ...]] = ("fraction", "k")
 
-    def __init__(self, groups, *, k=None, fraction=None, fill=0.0):
+    def __init__(self, groups, *, k=None, fraction=None, fill=np.nan):
         self.groups = groups
         self.k = k
         self.fraction = fraction

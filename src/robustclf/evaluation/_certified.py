@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._validation import check_bool, check_generator, check_int
+from .._validation import check_bool, check_fill, check_generator, check_int
 from ..certify import certified_error
 from ._checks import MAX_SEED, check_data_and_labels, check_estimators, check_levels
 from ._curve import _seeded_clone
@@ -41,6 +41,7 @@ def fitted_certified_curve(
     feature_values="uniform",
     exact: bool | str = "auto",
     time_limit: float | None = None,
+    fill: float = np.nan,
 ) -> pd.DataFrame:
     """Certified worst-case error of already fitted linear models at each deletion budget.
 
@@ -69,6 +70,12 @@ def fitted_certified_curve(
     time_limit : float or None, default=None
         Seconds of exact solving per certification, passed to
         :func:`robustclf.certify.certified_error` (None: 30 s under "auto", no limit under True).
+    fill : float, default=np.nan
+        What a deletion writes, as the deletion corruptions' ``fill``, passed to
+        :func:`robustclf.certify.certified_error`: ``np.nan`` (default) certifies against
+        absent entries, handled as each model handles NaN (an imputer's value; no
+        contribution for the library's linear models; a model that cannot take NaN raises a
+        ValueError); ``0.0`` against raw zeros, the papers' protocol.
 
     Returns
     -------
@@ -89,10 +96,12 @@ def fitted_certified_curve(
     Examples
     --------
     >>> from sklearn.datasets import make_classification
+    >>> from sklearn.impute import SimpleImputer
+    >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.svm import LinearSVC
     >>> from robustclf.evaluation import fitted_certified_curve
     >>> X, y = make_classification(n_samples=200, n_features=8, random_state=0)
-    >>> model = LinearSVC().fit(X[:100], y[:100])
+    >>> model = make_pipeline(SimpleImputer(), LinearSVC()).fit(X[:100], y[:100])
     >>> frame = fitted_certified_curve(model, X[100:], y[100:], budgets=[0, 1, 2])
     >>> frame[["level", "error", "is_exact"]].shape
     (3, 3)
@@ -103,7 +112,7 @@ def fitted_certified_curve(
     check_fitted(named)
     budgets = check_levels(budgets, name="budgets")
     X, y = check_data_and_labels(X, y)
-    options = _check_options(exact, time_limit)
+    options = _check_options(exact, time_limit, fill)
     rows = [
         _row(name, 0, budget, result, math.nan)
         for name, model in named
@@ -127,6 +136,7 @@ def certified_curve(
     time_limit: float | None = None,
     refit: bool = True,
     random_state=None,
+    fill: float = np.nan,
 ) -> pd.DataFrame:
     """Certified worst-case test error of linear estimators at each deletion budget.
 
@@ -166,6 +176,9 @@ def certified_curve(
         ``y_train`` must be left out and ``fit_seconds`` is NaN.
     random_state : None, int or numpy Generator, default=None
         Seeds the estimators' ``random_state`` parameters, one seed per repeat.
+    fill : float, default=np.nan
+        What a deletion writes (``np.nan``: absent entries, handled as each model handles NaN;
+        ``0.0``: raw zeros). See :func:`fitted_certified_curve`.
 
     Returns
     -------
@@ -180,7 +193,8 @@ def certified_curve(
     >>> from robustclf.evaluation import certified_curve
     >>> X, y = make_classification(n_samples=200, n_features=8, random_state=0)
     >>> frame = certified_curve({"lr": LogisticRegression()}, X[:100], y[:100], X[100:],
-    ...                         y[100:], budgets=[0, 2], n_repeats=2, random_state=0)
+    ...                         y[100:], budgets=[0, 2], n_repeats=2, random_state=0,
+    ...                         fill=0.0)
     >>> frame[["estimator", "level", "repeat"]]
       estimator  level  repeat
     0        lr      0       0
@@ -201,12 +215,12 @@ def certified_curve(
         _check_test_data(X_test, y_test)
         return fitted_certified_curve(estimators, X_test, y_test, budgets=budgets,
                                       feature_values=feature_values, exact=exact,
-                                      time_limit=time_limit)
+                                      time_limit=time_limit, fill=fill)
 
     named = check_estimators(estimators)
     budgets = check_levels(budgets, name="budgets")
     n_repeats = check_int(n_repeats, "n_repeats")
-    options = _check_options(exact, time_limit)
+    options = _check_options(exact, time_limit, fill)
     if X_train is None or y_train is None:
         raise ValueError(
             "X_train and y_train are required to fit the estimators; to certify fitted "
@@ -232,13 +246,14 @@ def certified_curve(
 
 # -- the one certification loop ---------------------------------------------------------------
 
-def certify_levels(model, X, y, budgets, feature_values, *, exact, time_limit) -> list:
+def certify_levels(model, X, y, budgets, feature_values, *, exact, time_limit,
+                   fill=np.nan) -> list:
     """Certify a fitted ``model`` at each budget: one ``(CertifiedError, seconds)`` per budget."""
     results = []
     for budget in budgets:
         start = time.perf_counter()
         result = certified_error(model, X, y, budget, feature_values, exact=exact,
-                                 time_limit=time_limit)
+                                 time_limit=time_limit, fill=fill)
         results.append((result, time.perf_counter() - start))
     return results
 
@@ -260,11 +275,12 @@ def _frame(rows: list) -> pd.DataFrame:
     return frame
 
 
-def _check_options(exact, time_limit) -> dict:
-    """Check ``exact`` early (before any fit); ``time_limit`` is checked by certified_error."""
+def _check_options(exact, time_limit, fill) -> dict:
+    """Check ``exact`` and ``fill`` early (before any fit); ``time_limit`` is checked by
+    certified_error."""
     if exact not in ("auto", True, False):
         raise ValueError(f"exact must be 'auto', True or False, got {exact!r}.")
-    return {"exact": exact, "time_limit": time_limit}
+    return {"exact": exact, "time_limit": time_limit, "fill": check_fill(fill)}
 
 
 def _check_test_data(X_test, y_test) -> None:

@@ -303,6 +303,7 @@ class RobustnessCurveDisplay:
         feature_values="uniform",
         exact: bool | str = "auto",
         time_limit: float | None = None,
+        fill: float = np.nan,
         name: str | None = None,
         ax: Axes | None = None,
         xlabel: str | None = None,
@@ -329,6 +330,11 @@ class RobustnessCurveDisplay:
             True labels.
         budgets, feature_values, exact, time_limit
             See :func:`~robustclf.evaluation.fitted_certified_curve`.
+        fill : float, default=np.nan
+            What a deletion writes: ``np.nan`` certifies against absent entries, handled as
+            the model handles NaN (a scikit-learn model needs an imputer in its pipeline);
+            ``0.0`` against raw zeros (the papers' protocol). See
+            :func:`~robustclf.evaluation.fitted_certified_curve`.
         name : str, default=None
             Legend label; by default the estimator's class name (a Pipeline's final step's).
         ax : matplotlib Axes, default=None
@@ -353,13 +359,13 @@ class RobustnessCurveDisplay:
         >>> X, y = make_classification(n_samples=200, n_features=8, random_state=0)
         >>> model = LinearSVC().fit(X[:100], y[:100])
         >>> display = RobustnessCurveDisplay.from_certified_estimator(
-        ...     model, X[100:], y[100:], budgets=[0, 1, 2, 3], name="svm")
+        ...     model, X[100:], y[100:], budgets=[0, 1, 2, 3], fill=0.0, name="svm")
         >>> display.ax_.get_ylabel(), display.lines_[0].get_label()
         ('certified error', 'svm')
         """
         frame = fitted_certified_curve(_one_estimator(estimator, name), X, y, budgets=budgets,
                                        feature_values=feature_values, exact=exact,
-                                       time_limit=time_limit)
+                                       time_limit=time_limit, fill=fill)
         return cls.from_frame(frame, ax=ax, band=None, xlabel=xlabel, ylabel=ylabel,
                               title=title, **kwargs)
 

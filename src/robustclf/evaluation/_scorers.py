@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_nonnegative
+from .._validation import check_fill, check_nonnegative
 from ..certify import certified_error
 from ._checks import MAX_SEED, check_scorer, resolve_corruptions, scoring_name
 from ._fitted import check_n_repeats
@@ -116,6 +116,7 @@ def make_certified_scorer(
     *,
     exact: bool | str = "auto",
     time_limit: float | None = None,
+    fill: float = np.nan,
 ) -> Callable:
     """A scorer of the certified worst-case accuracy of a fitted linear model at one budget.
 
@@ -136,6 +137,12 @@ def make_certified_scorer(
         Passed to :func:`robustclf.certify.certified_error`.
     time_limit : float or None, default=None
         Seconds of exact solving per call, passed to :func:`robustclf.certify.certified_error`.
+    fill : float, default=np.nan
+        What a deletion writes, as the deletion corruptions' ``fill``, passed to
+        :func:`robustclf.certify.certified_error`: ``np.nan`` (default) certifies against
+        absent entries, handled as the model handles NaN (a scikit-learn model needs an
+        imputer in its pipeline, else the scorer raises a ValueError); ``0.0`` against raw
+        zeros, the papers' protocol.
 
     Returns
     -------
@@ -156,7 +163,8 @@ def make_certified_scorer(
     >>> from sklearn.svm import LinearSVC
     >>> from robustclf.evaluation import make_certified_scorer
     >>> X, y = make_classification(n_samples=150, n_features=8, random_state=0)
-    >>> scores = cross_val_score(LinearSVC(), X, y, cv=3, scoring=make_certified_scorer(2))
+    >>> scores = cross_val_score(LinearSVC(), X, y, cv=3,
+    ...                          scoring=make_certified_scorer(2, fill=0.0))
     >>> scores.shape, bool(((0 <= scores) & (scores <= 1)).all())
     ((3,), True)
     """
@@ -165,7 +173,7 @@ def make_certified_scorer(
         raise ValueError(f"exact must be 'auto', True or False, got {exact!r}.")
     if time_limit is not None:
         time_limit = check_nonnegative(time_limit, "time_limit")
-    return _CertifiedScorer(budget, feature_values, exact, time_limit)
+    return _CertifiedScorer(budget, feature_values, exact, time_limit, check_fill(fill))
 
 
 class _CorruptionScorer:
@@ -194,16 +202,18 @@ class _CorruptionScorer:
 class _CertifiedScorer:
     """``1 - certified_error(estimator, X, y, budget, feature_values)``."""
 
-    def __init__(self, budget: float, feature_values, exact, time_limit):
+    def __init__(self, budget: float, feature_values, exact, time_limit, fill: float):
         self.budget = budget
         self.feature_values = feature_values
         self.exact = exact
         self.time_limit = time_limit
+        self.fill = fill
 
     def __call__(self, estimator, X, y) -> float:
         result = certified_error(estimator, X, y, self.budget, self.feature_values,
-                                 exact=self.exact, time_limit=self.time_limit)
+                                 exact=self.exact, time_limit=self.time_limit, fill=self.fill)
         return 1.0 - float(result.error)
 
     def __repr__(self) -> str:
-        return f"make_certified_scorer(budget={self.budget:g})"
+        fill = "" if np.isnan(self.fill) else f", fill={self.fill!r}"  # non-default only
+        return f"make_certified_scorer(budget={self.budget:g}{fill})"
