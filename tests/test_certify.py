@@ -1,4 +1,9 @@
-"""Certified worst case of linear models against brute-force enumeration of deletions."""
+"""Certified worst case of linear models against brute-force enumeration of deletions.
+
+These tests are about the algorithm (bounds, exact solves, ties) under the papers' raw-zero
+deletion, on bare scikit-learn and hand-made models, so they pass ``fill=0.0``; deletion as
+absence (``fill=np.nan``, the default) is tested in ``tests/test_certify_absent.py``.
+"""
 
 from itertools import product
 
@@ -79,7 +84,7 @@ def linear_problems(draw):
 @given(linear_problems())
 def test_margins_bracket_and_exact_matches_enumeration(problem):
     model, X, y, budget, values = problem
-    wc = worst_case_margin(model, X, y, budget, values, exact=True)
+    wc = worst_case_margin(model, X, y, budget, values, exact=True, fill=0.0)
     truth = brute_force_margins(model, X, y, budget, values)
     np.testing.assert_allclose(wc.exact, truth, atol=1e-9)
     assert np.all(wc.relaxed <= wc.lower + 1e-12) and np.all(wc.lower <= truth + 1e-9)
@@ -89,7 +94,7 @@ def test_margins_bracket_and_exact_matches_enumeration(problem):
     # the optimal deletion really attains the exact margin
     attacked = brute_force_margins(model, np.where(wc.exact_mask, 0.0, X), y, 0.0, values)
     np.testing.assert_allclose(attacked, wc.exact, atol=1e-9)
-    result = certified_error(model, X, y, budget, values, exact=True)
+    result = certified_error(model, X, y, budget, values, exact=True, fill=0.0)
     assert result.is_exact and result.n_undecided == 0
     assert result.error == pytest.approx(np.mean(truth <= wc.tolerance))
     assert result.lower <= result.error <= result.upper
@@ -101,8 +106,9 @@ def test_margins_bracket_and_exact_matches_enumeration(problem):
 def test_default_certified_error_is_exact_between_greedy_and_relaxation(problem):
     model, X, y, budget, values = problem
     truth = brute_force_margins(model, X, y, budget, values)
-    result = certified_error(model, X, y, budget, values)  # exact="auto": only undecided rows
-    wc = worst_case_margin(model, X, y, budget, values, exact=False)
+    # exact="auto": only undecided rows
+    result = certified_error(model, X, y, budget, values, fill=0.0)
+    wc = worst_case_margin(model, X, y, budget, values, exact=False, fill=0.0)
     assert result.is_exact
     assert result.error == pytest.approx(np.mean(truth <= wc.tolerance))
     # the greedy attack's error <= exact <= the relaxation's certified bound
@@ -110,7 +116,7 @@ def test_default_certified_error_is_exact_between_greedy_and_relaxation(problem)
     assert result.upper == pytest.approx(np.mean(wc.relaxed <= wc.tolerance))
     assert result.lower <= result.error <= result.upper
     # without the exact solver the bracket is [greedy, relaxed] and is exact only when they meet
-    bounds = certified_error(model, X, y, budget, values, exact=False)
+    bounds = certified_error(model, X, y, budget, values, exact=False, fill=0.0)
     assert bounds.bracket == (bounds.lower, bounds.upper)
     assert bounds.is_exact == (bounds.n_undecided == 0)
     assert bounds.error == (bounds.lower if bounds.is_exact else bounds.upper)
@@ -130,22 +136,22 @@ def test_time_limit_reports_the_bracket_and_warns(monkeypatch):
 
     monkeypatch.setattr(robustclf._worst_case, "_ENUM_MAX_VARS", -1)  # every open row to HiGHS
     model, X, y, values = _real_valued_problem()
-    full = certified_error(model, X, y, 1.5, values)
+    full = certified_error(model, X, y, 1.5, values, fill=0.0)
     assert full.is_exact and full.lower < full.error < full.upper  # the solver had work to do
     with pytest.warns(ConvergenceWarning, match=r"exact worst case was not reached.*time_limit"):
-        cut = certified_error(model, X, y, 1.5, values, time_limit=0.0)
+        cut = certified_error(model, X, y, 1.5, values, time_limit=0.0, fill=0.0)
     assert not cut.is_exact and cut.n_undecided > 0
     assert cut.bracket[0] <= full.error <= cut.bracket[1] == cut.error
     with pytest.warns(ConvergenceWarning, match="not reached"):
-        wc = worst_case_margin(model, X, y, 1.5, values, exact=True, time_limit=0.0)
+        wc = worst_case_margin(model, X, y, 1.5, values, exact=True, time_limit=0.0, fill=0.0)
     assert wc.exact is None
     np.testing.assert_array_equal(wc.margin, wc.lower)
 
 
 def test_exact_margins_of_every_row_agree_with_the_signs_only_solve():
     model, X, y, values = _real_valued_problem(seed=8)
-    wc = worst_case_margin(model, X, y, 1.5, values, exact=True)
-    result = certified_error(model, X, y, 1.5, values, exact=True)
+    wc = worst_case_margin(model, X, y, 1.5, values, exact=True, fill=0.0)
+    result = certified_error(model, X, y, 1.5, values, exact=True, fill=0.0)
     assert wc.exact is not None
     assert result.error == pytest.approx(np.mean(wc.exact <= wc.tolerance))
     # the exact solver improved on the greedy attack for some rows
@@ -158,7 +164,7 @@ def test_relaxation_is_exact_for_uniform_values(problem):
     model, X, y, _, _ = problem
     n = X.shape[1]
     budget = float(n // 2)
-    wc = worst_case_margin(model, X, y, budget, "uniform", exact=False)
+    wc = worst_case_margin(model, X, y, budget, "uniform", exact=False, fill=0.0)
     assert wc.relaxation_is_exact
     truth = brute_force_margins(model, X, y, budget, np.ones(n))
     np.testing.assert_allclose(wc.margin, truth, atol=1e-9)
@@ -170,7 +176,7 @@ def test_greedy_mask_really_attains_its_margin():
     X = rng.normal(size=(40, 8))
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     model = LogisticRegression().fit(X, y)
-    wc = worst_case_margin(model, X, y, 3, "uniform")
+    wc = worst_case_margin(model, X, y, 3, "uniform", fill=0.0)
     attacked = np.where(wc.greedy_mask, 0.0, X)
     margin = np.where(y == 1, 1, -1) * model.decision_function(attacked)
     np.testing.assert_allclose(margin, wc.greedy)
@@ -182,7 +188,7 @@ def test_affine_pipelines_are_certified_in_raw_coordinates(scaler):
     X = rng.normal(2.0, 3.0, size=(30, 5))
     y = (X[:, 0] > 2).astype(int)
     pipe = make_pipeline(scaler, LogisticRegression()).fit(X, y)
-    wc = worst_case_margin(pipe, X[:8], y[:8], 2, "uniform")
+    wc = worst_case_margin(pipe, X[:8], y[:8], 2, "uniform", fill=0.0)
     truth = brute_force_margins(_PipelineScores(pipe), X[:8], y[:8], 2, np.ones(5))
     np.testing.assert_allclose(wc.margin, truth, atol=1e-9)
 
@@ -200,7 +206,8 @@ def test_certified_error_on_budget_zero_is_the_clean_error():
     X = rng.normal(size=(100, 4))
     y = (X @ [1, -1, 0.5, 0] + 0.3 * rng.normal(size=100) > 0).astype(int)
     model = LogisticRegression().fit(X, y)
-    assert certified_error(model, X, y, 0).error == pytest.approx(np.mean(model.predict(X) != y))
+    clean = np.mean(model.predict(X) != y)
+    assert certified_error(model, X, y, 0, fill=0.0).error == pytest.approx(clean)
 
 
 def test_bad_input_is_rejected_with_the_parameter_named():
@@ -209,26 +216,26 @@ def test_bad_input_is_rejected_with_the_parameter_named():
     y = (X[:, 0] > 0).astype(int)
     model = LogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match="budget"):
-        certified_error(model, X, y, -1)
+        certified_error(model, X, y, -1, fill=0.0)
     with pytest.raises(ValueError, match="budget"):
-        certified_error(model, X, y, 5)  # more than V([n]) = 4
+        certified_error(model, X, y, 5, fill=0.0)  # more than V([n]) = 4
     with pytest.raises(ValueError, match="feature_values"):
-        certified_error(model, X, y, 1, np.ones(3))
+        certified_error(model, X, y, 1, np.ones(3), fill=0.0)
     with pytest.raises(ValueError, match="feature_values"):
-        certified_error(model, X, y, 1, -np.ones(4))
+        certified_error(model, X, y, 1, -np.ones(4), fill=0.0)
     with pytest.raises(ValueError, match="4 were expected"):
-        certified_error(model, X[:, :3], y, 1)
+        certified_error(model, X[:, :3], y, 1, fill=0.0)
     with pytest.raises(ValueError, match="NaN"):
-        certified_error(model, np.where(X > 1, np.nan, X), y, 1)
+        certified_error(model, np.where(X > 1, np.nan, X), y, 1, fill=0.0)
     with pytest.raises(ValueError, match="labels"):
-        certified_error(model, X, y + 5, 1)
+        certified_error(model, X, y + 5, 1, fill=0.0)
     with pytest.raises(ValueError, match="y has"):
-        certified_error(model, X, y[:-1], 1)
+        certified_error(model, X, y[:-1], 1, fill=0.0)
     with pytest.raises(ValueError, match="linear classifier"):
-        certified_error(DecisionTreeClassifier().fit(X, y), X, y, 1)
+        certified_error(DecisionTreeClassifier().fit(X, y), X, y, 1, fill=0.0)
     with pytest.raises(ValueError, match="exact"):
-        certified_error(model, X, y, 1, exact="maybe")
+        certified_error(model, X, y, 1, exact="maybe", fill=0.0)
     with pytest.raises(ValueError, match="time_limit"):
-        certified_error(model, X, y, 1, time_limit=-1.0)
+        certified_error(model, X, y, 1, time_limit=-1.0, fill=0.0)
     with pytest.raises(ValueError, match="time_limit"):
-        worst_case_margin(model, X, y, 1, time_limit="long")
+        worst_case_margin(model, X, y, 1, time_limit="long", fill=0.0)
