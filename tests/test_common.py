@@ -4,9 +4,22 @@ Known failures are declared per estimator, with a reason, in its ``EstimatorEntr
 (``robustclf._registry``), never by skipping a whole estimator.
 """
 
+import importlib.util
+
 import pytest
+from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from robustclf import (
+    ExplicitCorruptionClassifier,
+    GaussianMixtureImputer,
+    GeometricMarginSeparableSVC,
+    GroupMissingIndicator,
+    MCFClassifier,
+    MixtureOfExpertsClassifier,
+    WeightResamplingClassifier,
+)
 from robustclf._registry import estimator_entries
 
 _ENTRIES = {type(e.factory()).__name__: e for e in estimator_entries(robust=True)}
@@ -30,62 +43,49 @@ else:  # pragma: no cover - only before any robust estimator exists
 
 
 # Public classes outside the registry, each with its expected failures and their reasons.
-# Add (factory, {check_name: reason}) pairs in the section of the subpackage they live in.
+_SEPARABLE_XFAIL = dict.fromkeys([
+    "check_fit_score_takes_y", "check_n_features_in_after_fitting", "check_estimators_dtypes",
+    "check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+    "check_sample_weights_list", "check_dtype_object", "check_classifier_data_not_an_array",
+    "check_classifiers_train", "check_supervised_y_2d", "check_fit_idempotent",
+    "check_fit_check_is_fitted", "check_n_features_in"],
+    "hard-margin Eq. (4) has no solution on the check's data, which are not strictly linearly "
+    "separable: fit raises a ValueError by design (the same properties are tested on separable "
+    "data in tests/missing/test_geometric_socp.py)")
+_HAS_CONIC = all(importlib.util.find_spec(name) for name in ("cvxpy", "clarabel"))
+
 _UNREGISTERED = [
     # -- robustclf.missing --
-    (lambda: __import__("robustclf.missing", fromlist=["missing"]).GaussianMixtureImputer(
-        n_components=2, random_state=0), {}),
-    (lambda: __import__("robustclf.missing", fromlist=["missing"]).GroupMissingIndicator(), {}),
-    # hard margin (Eq. 4): these checks fit on data that are not strictly linearly separable,
-    # where no solution exists and fit raises "not strictly linearly separable; use
-    # GeometricMarginSVC" by design; the same properties are tested on separable data in
-    # tests/missing/test_geometric_socp.py. Needs the optional extra "conic" (cvxpy, Clarabel).
-    *([(lambda: __import__("robustclf.missing", fromlist=["missing"])
-        .GeometricMarginSeparableSVC(tol=1e-3), dict.fromkeys([
-            "check_fit_score_takes_y", "check_n_features_in_after_fitting",
-            "check_estimators_dtypes", "check_sample_weights_pandas_series",
-            "check_sample_weights_not_an_array", "check_sample_weights_list",
-            "check_dtype_object", "check_classifier_data_not_an_array",
-            "check_classifiers_train", "check_supervised_y_2d", "check_fit_idempotent",
-            "check_fit_check_is_fitted", "check_n_features_in"],
-            "hard-margin Eq. (4) has no solution on the check's data, which are not strictly "
-            "linearly separable: fit raises a ValueError by design"))]
-      if all(__import__("importlib.util", fromlist=["util"]).find_spec(name)
-             for name in ("cvxpy", "clarabel")) else []),
+    (GaussianMixtureImputer(n_components=2, random_state=0), {}),
+    (GroupMissingIndicator(), {}),
+    *([(GeometricMarginSeparableSVC(tol=1e-3), _SEPARABLE_XFAIL)] if _HAS_CONIC else []),
     # -- robustclf.ensemble --
-    (lambda: __import__("robustclf.ensemble", fromlist=["ensemble"]).MixtureOfExpertsClassifier(
-        n_estimators=5, random_state=0),
+    (MixtureOfExpertsClassifier(n_estimators=5, random_state=0),
      {"check_sample_weight_equivalence_on_dense_data": "bootstrap resamples drawn in "
       "proportion to the weights: equal to those of the repeated rows in distribution only "
       "(exact for rows repeated in place, tested in tests/ensemble); the check shuffles them"}),
-    (lambda: __import__("robustclf.ensemble", fromlist=["ensemble"]).WeightResamplingClassifier(
-        __import__("sklearn.tree", fromlist=["tree"]).DecisionTreeClassifier(
-            max_depth=3, random_state=0), max_samples=1.0, random_state=0), {}),
+    (WeightResamplingClassifier(DecisionTreeClassifier(max_depth=3, random_state=0),
+                                max_samples=1.0, random_state=0), {}),
     # -- robustclf.linear --
-    (lambda: __import__("robustclf.linear", fromlist=["linear"]).MCFClassifier(), {}),
-    (lambda: __import__("robustclf.linear", fromlist=["linear"]).MCFClassifier(
-        loss="logistic", q=0.3), {}),
+    (MCFClassifier(), {}),
+    (MCFClassifier(loss="logistic", q=0.3), {}),
     # the wrapped LinearSVC gets a small max_iter: the checks' random data are far from
     # separable and the default's 1e6 passes would cost seconds per check
-    (lambda: __import__("robustclf.linear", fromlist=["linear"]).ExplicitCorruptionClassifier(
-        __import__("sklearn.svm", fromlist=["svm"]).LinearSVC(
-            loss="hinge", max_iter=20_000, random_state=0), n_copies=2, random_state=0), {
-        "check_sample_weight_equivalence_on_dense_data": "a weight k scales one set of "
-        "corrupted copies of the row; k repeated rows are corrupted independently (k times "
-        "as many draws), so the fits differ at any finite n_copies",
-        "check_sample_weight_equivalence_on_sparse_data": "a weight k scales one set of "
-        "corrupted copies of the row; k repeated rows are corrupted independently"}),
+    (ExplicitCorruptionClassifier(LinearSVC(loss="hinge", max_iter=20_000, random_state=0),
+                                  n_copies=2, random_state=0), dict.fromkeys([
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_sample_weight_equivalence_on_sparse_data"],
+        "a weight k scales one set of corrupted copies of the row; k repeated rows are "
+        "corrupted independently (k times as many draws), so the fits differ at any finite "
+        "n_copies")),
 ]
+_UNREGISTERED_XFAIL = {id(estimator): xfail for estimator, xfail in _UNREGISTERED}
 
 
-if _UNREGISTERED:
-
-    @parametrize_with_checks([factory() for factory, _ in _UNREGISTERED],
-                             expected_failed_checks=lambda est: dict(
-                                 next(xfail for factory, xfail in _UNREGISTERED
-                                      if type(factory()) is type(est))))
-    def test_sklearn_compatible_unregistered(estimator, check):
-        check(estimator)
+@parametrize_with_checks([estimator for estimator, _ in _UNREGISTERED],
+                         expected_failed_checks=lambda est: _UNREGISTERED_XFAIL[id(est)])
+def test_sklearn_compatible_unregistered(estimator, check):
+    check(estimator)
 
 
 def test_registry_names_are_unique():
