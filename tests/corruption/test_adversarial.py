@@ -1,4 +1,9 @@
-"""The greedy adversaries: budgets, agreement with certification, query bounds, bad input."""
+"""The greedy adversaries: budgets, agreement with certification, query bounds, bad input.
+
+Tests of the algorithms on bare scikit-learn models pass the papers' ``fill=0.0`` (a raw zero);
+the default ``fill=np.nan`` is tested on a model with an imputer (``imputed_problem``) and in
+``tests/test_certify_absent.py``.
+"""
 
 import numpy as np
 import pytest
@@ -8,7 +13,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
 
 from robustclf._oracles.worst_case import brute_force_worst_margins
 from robustclf._worst_case import csr_greedy_knapsack_deletion, greedy_knapsack_deletion
@@ -29,6 +36,15 @@ def binary_problem():
 
 
 @pytest.fixture(scope="module")
+def imputed_problem():
+    """A scikit-learn model that takes the default NaN deletion through a mean imputer."""
+    X, y = make_classification(n_samples=120, n_features=8, n_informative=4, random_state=0)
+    X = X + 2.0  # training means far from zero: NaN (imputed mean) and raw zero differ
+    model = make_pipeline(SimpleImputer(), LogisticRegression()).fit(X[:60], y[:60])
+    return model, X[60:], y[60:]
+
+
+@pytest.fixture(scope="module")
 def multiclass_problem():
     X, y = make_classification(n_samples=150, n_features=8, n_informative=5, n_classes=3,
                                random_state=1)
@@ -43,7 +59,7 @@ def test_greedy_error_equals_certified_error_for_uniform_values(
 ):
     model, X, y = binary_problem if which == "binary" else multiclass_problem
     X_before = X.copy()
-    attack = GreedyDeletion(budget=budget)
+    attack = GreedyDeletion(budget=budget, fill=0.0)
     mask = attack.deletion_mask(X, y, model)
     assert np.all(mask.sum(axis=1) <= budget)  # the budget is respected exactly
     attacked = attack.corrupt(X, y, model)
@@ -51,13 +67,14 @@ def test_greedy_error_equals_certified_error_for_uniform_values(
     np.testing.assert_array_equal(attacked[mask], 0.0)
     np.testing.assert_array_equal(attacked[~mask], X[~mask])
     error = np.mean(model.predict(attacked) != y)
-    assert error == pytest.approx(certified_error(model, X, y, budget).error)
+    assert error == pytest.approx(certified_error(model, X, y, budget, fill=0.0).error)
 
 
 def test_greedy_respects_weighted_budgets(binary_problem):
     model, X, y = binary_problem
     values = np.linspace(0.2, 2.0, X.shape[1])
-    mask = GreedyDeletion(budget=2.5, feature_values=values).deletion_mask(X, y, model)
+    attack = GreedyDeletion(budget=2.5, feature_values=values, fill=0.0)
+    mask = attack.deletion_mask(X, y, model)
     assert np.all(mask @ values <= 2.5 + 1e-12)
     assert mask.any()
 
@@ -70,7 +87,7 @@ def test_greedy_goes_on_past_a_feature_that_does_not_fit():
     model = _FixedLinear(np.ones(3), -4.5)
     X, y = np.array([[3.0, 4.0, 1.0]]), np.array([1])
     values = np.array([1.0, 2.0, 1.0])
-    attack = GreedyDeletion(budget=2.0, feature_values=values)
+    attack = GreedyDeletion(budget=2.0, feature_values=values, fill=0.0)
     assert attack.deletion_mask(X, y, model).tolist() == [[True, False, True]]
     assert model.predict(attack.corrupt(X, y, model)).tolist() == [0]
 
@@ -124,17 +141,17 @@ def small_real_valued_attacks(draw):
 @given(small_real_valued_attacks())
 def test_optimal_attack_reaches_the_brute_force_worst_case(problem):
     model, X, y, values, budget = problem
-    attack = OptimalDeletion(budget=budget, feature_values=values)
+    attack = OptimalDeletion(budget=budget, feature_values=values, fill=0.0)
     mask = attack.deletion_mask(X, y, model)
     assert np.all(mask @ values <= budget * (1 + 1e-12) + 1e-12)
     attacked = attack.corrupt(X, y, model)
     truth = brute_force_worst_margins(model, X, y, budget, values)
     np.testing.assert_allclose(model_margins(model, attacked, y), truth, atol=1e-8)
     # its error is the exact certified error, at least the greedy attack's
-    greedy = GreedyDeletion(budget=budget, feature_values=values).corrupt(X, y, model)
+    greedy = GreedyDeletion(budget=budget, feature_values=values, fill=0.0).corrupt(X, y, model)
     optimal_error = np.mean(model.predict(attacked) != y)
     assert optimal_error >= np.mean(model.predict(greedy) != y)
-    cert = certified_error(model, X, y, budget, values)
+    cert = certified_error(model, X, y, budget, values, fill=0.0)
     assert cert.is_exact
     assert cert.lower <= cert.error <= cert.upper
     # ties (margin exactly 0) count as errors in the certificate, and predict() may go either way
@@ -147,7 +164,8 @@ def test_greedy_is_the_sequential_scan_with_skips(problem):
     model, X, y, values, budget = problem
     if len(model.classes_) != 2:
         return
-    mask = GreedyDeletion(budget=budget, feature_values=values).deletion_mask(X, y, model)
+    attack = GreedyDeletion(budget=budget, feature_values=values, fill=0.0)
+    mask = attack.deletion_mask(X, y, model)
     for i in range(X.shape[0]):
         np.testing.assert_array_equal(
             mask[i], _sequential_greedy_margin(model, X[i], y[i], budget, values))
@@ -156,18 +174,22 @@ def test_greedy_is_the_sequential_scan_with_skips(problem):
 def test_optimal_equals_greedy_for_uniform_values(binary_problem):
     model, X, y = binary_problem
     for budget in (1, 3):
-        greedy = GreedyDeletion(budget=budget).corrupt(X, y, model)
-        optimal = OptimalDeletion(budget=budget).corrupt(X, y, model)
+        greedy = GreedyDeletion(budget=budget, fill=0.0).corrupt(X, y, model)
+        optimal = OptimalDeletion(budget=budget, fill=0.0).corrupt(X, y, model)
         np.testing.assert_allclose(model_margins(model, optimal, y),
                                    model_margins(model, greedy, y), atol=1e-10)
 
 
-def test_optimal_fill_nan_and_time_limit(binary_problem):
-    model, X, y = binary_problem
+def test_optimal_default_fill_nan_and_time_limit(imputed_problem):
+    model, X, y = imputed_problem
     values = np.linspace(0.2, 2.0, X.shape[1])
-    attack = OptimalDeletion(budget=2.5, feature_values=values, fill=np.nan)
+    attack = OptimalDeletion(budget=2.5, feature_values=values)  # fill=np.nan by default
     attacked = attack.corrupt(X, y, model)
-    assert np.array_equal(np.isnan(attacked), attack.deletion_mask(X, y, model))
+    mask = attack.deletion_mask(X, y, model)
+    assert np.array_equal(np.isnan(attacked), mask)
+    # the attack is the worst case of the model as it really scores the NaN (imputed means)
+    truth = certified_error(model, X, y, 2.5, values)
+    assert np.mean(model_margins(model, attacked, y) <= 0) == pytest.approx(truth.error)
     assert OptimalDeletion(budget=2).with_level(3).budget == 3
     with pytest.raises(ValueError, match="time_limit"):
         OptimalDeletion(budget=1, time_limit=-1).corrupt(X, y, model)
@@ -175,18 +197,28 @@ def test_optimal_fill_nan_and_time_limit(binary_problem):
         OptimalDeletion(budget=1).corrupt(np.where(X > 1, np.nan, X), y, model)
 
 
-def test_greedy_fill_nan(binary_problem):
-    model, X, y = binary_problem
-    attacked = GreedyDeletion(budget=3, fill=np.nan).corrupt(X, y, model)
-    assert np.array_equal(np.isnan(attacked), GreedyDeletion(budget=3).deletion_mask(X, y, model))
+def test_greedy_default_fill_nan(binary_problem, imputed_problem):
+    model, X, y = imputed_problem
+    attack = GreedyDeletion(budget=3)
+    attacked = attack.corrupt(X, y, model)
+    assert np.array_equal(np.isnan(attacked), attack.deletion_mask(X, y, model))
+    # deleting as NaN is scored through the imputer: not the raw-zero attack
+    raw = GreedyDeletion(budget=3, fill=0.0).deletion_mask(X, y, model)
+    assert not np.array_equal(raw, np.isnan(attacked))
+    bare, X, y = binary_problem
+    with pytest.raises(ValueError, match="LogisticRegression cannot take the absent"):
+        GreedyDeletion(budget=3).corrupt(X, y, bare)
 
 
-def test_black_box_matches_linear_greedy_on_binary_linear_models(binary_problem):
-    # deleting the largest positive contribution first is what both adversaries do
-    model, X, y = binary_problem
+@pytest.mark.parametrize("fill", [0.0, np.nan])
+def test_black_box_matches_linear_greedy_on_binary_linear_models(binary_problem, imputed_problem,
+                                                                 fill):
+    # deleting the largest positive contribution first is what both adversaries do, for the
+    # same meaning of deletion (raw zeros into a bare model, NaN into an imputing pipeline)
+    model, X, y = binary_problem if fill == 0.0 else imputed_problem
     for budget in (1, 2, 4):
-        bb = BlackBoxGreedyDeletion(budget=budget, stop_when_misclassified=False)
-        linear = GreedyDeletion(budget=budget)
+        bb = BlackBoxGreedyDeletion(budget=budget, stop_when_misclassified=False, fill=fill)
+        linear = GreedyDeletion(budget=budget, fill=fill)
         np.testing.assert_array_equal(bb.deletion_mask(X, y, model),
                                       linear.deletion_mask(X, y, model))
 
@@ -236,23 +268,23 @@ def test_model_margins_sign_convention(multiclass_problem):
 def test_adversaries_reject_bad_input(binary_problem):
     model, X, y = binary_problem
     with pytest.raises(ValueError, match="labels y"):
-        GreedyDeletion(budget=1).corrupt(X, model=model)
+        GreedyDeletion(budget=1, fill=0.0).corrupt(X, model=model)
     with pytest.raises(ValueError, match="model"):
-        GreedyDeletion(budget=1).corrupt(X, y)
+        GreedyDeletion(budget=1, fill=0.0).corrupt(X, y)
     with pytest.raises(ValueError, match="budget"):
-        GreedyDeletion(budget=-1).corrupt(X, y, model)
+        GreedyDeletion(budget=-1, fill=0.0).corrupt(X, y, model)
     with pytest.raises(ValueError, match="budget"):
-        BlackBoxGreedyDeletion(budget=100).corrupt(X, y, model)
+        BlackBoxGreedyDeletion(budget=100, fill=0.0).corrupt(X, y, model)
     with pytest.raises(ValueError, match="expected"):
-        GreedyDeletion(budget=1).corrupt(X[:, :5], y, model)
+        GreedyDeletion(budget=1, fill=0.0).corrupt(X[:, :5], y, model)
     with pytest.raises(ValueError, match="response"):
-        BlackBoxGreedyDeletion(budget=1, response="predict").corrupt(X, y, model)
+        BlackBoxGreedyDeletion(budget=1, response="predict", fill=0.0).corrupt(X, y, model)
     with pytest.raises(ValueError, match="max_queries"):
-        BlackBoxGreedyDeletion(budget=1, max_queries=-2).corrupt(X, y, model)
+        BlackBoxGreedyDeletion(budget=1, max_queries=-2, fill=0.0).corrupt(X, y, model)
     with pytest.raises(ValueError, match="fill"):
         GreedyDeletion(budget=1, fill="zero").corrupt(X, y, model)
     with pytest.raises(ValueError, match="infinite"):
-        GreedyDeletion(budget=1).corrupt(np.where(X > 1, np.inf, X), y, model)
+        GreedyDeletion(budget=1, fill=0.0).corrupt(np.where(X > 1, np.inf, X), y, model)
 
 
 def test_with_level_sets_the_budget():
