@@ -112,8 +112,14 @@ def _imputed_values(step, n: int) -> np.ndarray:
 
 def _flat_steps(model):
     """The preprocessing steps and the final estimator (nested pipelines flattened)."""
-    while type(model).__name__ == "FrozenEstimator":
-        model = model.estimator
+    while True:  # wrappers that score as the model they hold
+        name = type(model).__name__
+        if name == "FrozenEstimator":
+            model = model.estimator
+        elif name == "_DecodingModel":  # robustclf.corruption._containers: container views
+            model = model._model
+        else:
+            break
     if not hasattr(model, "steps"):
         return [], model
     steps = []

@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy.stats import chisquare
+from sklearn.base import clone
 from sklearn.compose import make_column_transformer
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder
@@ -28,6 +30,7 @@ from robustclf.corruption import (
     RandomDeletion,
     inject_outliers,
 )
+from robustclf.linear import DeletionRobustLP
 
 SETTINGS = settings(max_examples=25, deadline=None)
 
@@ -89,17 +92,20 @@ def cases(draw):
 
 # -- ndarray behaviour is unchanged ------------------------------------------------------------
 
-# sha256 prefixes of the outputs of the code before issue 16 (commit 54e0a25), same data and seed
+# sha256 prefixes of the outputs of the code before issue 16 (commit 54e0a25), same data and seed.
+# The deletions' default fill was 0.0 then (np.nan since issue 16): it is given explicitly, so
+# the papers' protocol still gives the same bytes.
 GOLDEN = [
-    (RandomDeletion(fraction=0.3), "8ba99a4f6651b4f9"),
+    (RandomDeletion(fraction=0.3, fill=0.0), "8ba99a4f6651b4f9"),
     (RandomDeletion(k=3, among="nonzero", fill=np.nan), "292f2e7b567e0030"),
-    (GroupDeletion([[0, 1, 2], [3, 4], [5, 6, 7, 8]], k=1), "13a3cfd99e9b0e57"),
+    (GroupDeletion([[0, 1, 2], [3, 4], [5, 6, 7, 8]], k=1, fill=0.0), "13a3cfd99e9b0e57"),
     (MarginalResampling(fraction=0.25), "2e2e0c0b31212654"),
     (MarginalResampling(k=1, groups=[[0, 1], [2, 3, 4]]), "6824dbb1cd72e358"),
     (FeatureNoise(k=2), "84a7af017ea9a27c"),
-    (GreedyDeletion(budget=3), "1a17e1bab37de8cf"),
-    (OptimalDeletion(budget=2.5, feature_values=np.linspace(0.5, 1.5, 12)), "f4ffc4dfaa835a6e"),
-    (BlackBoxGreedyDeletion(budget=2), "4a65b3dd8a4a722c"),
+    (GreedyDeletion(budget=3, fill=0.0), "1a17e1bab37de8cf"),
+    (OptimalDeletion(budget=2.5, feature_values=np.linspace(0.5, 1.5, 12), fill=0.0),
+     "f4ffc4dfaa835a6e"),
+    (BlackBoxGreedyDeletion(budget=2, fill=0.0), "4a65b3dd8a4a722c"),
 ]
 
 
@@ -158,8 +164,8 @@ def test_adversaries_on_a_dataframe_give_the_ndarray_values():
     frame = as_frame(complete)
     model_df = LogisticRegression().fit(frame, y)
     model_np = LogisticRegression().fit(complete, y)
-    for corruption in (GreedyDeletion(budget=3), OptimalDeletion(budget=2),
-                       BlackBoxGreedyDeletion(budget=2)):
+    for corruption in (GreedyDeletion(budget=3, fill=0.0), OptimalDeletion(budget=2, fill=0.0),
+                       BlackBoxGreedyDeletion(budget=2, fill=0.0)):
         out = corruption.corrupt(frame, y, model_df, random_state=0)
         assert isinstance(out, pd.DataFrame)
         assert same(out.to_numpy(), corruption.corrupt(complete, y, model_np, random_state=0))
@@ -250,7 +256,7 @@ def test_marginal_resampling_reference_dataframe():
 def test_non_numeric_columns_need_fill_nan():
     with pytest.raises(ValueError, match=r"fill=0.0 cannot be written into the non-numeric "
                                          r"column\(s\) \['colour', 'name', 'thing', 'when'\]"):
-        RandomDeletion(k=1).corrupt(mixed_frame())
+        RandomDeletion(k=1, fill=0.0).corrupt(mixed_frame())
 
 
 @pytest.mark.parametrize("corruption", [FeatureNoise(k=1), GreedyDeletion(budget=1),
@@ -423,7 +429,7 @@ def test_sparse_among_all_is_uniform_over_present_features():
     hits = np.isnan(out).sum(axis=0)
     assert hits.sum() == n
     assert chisquare(hits).pvalue > 1e-3
-    out = RandomDeletion(k=1).corrupt(S, random_state=0)
+    out = RandomDeletion(k=1, fill=0.0).corrupt(S, random_state=0)
     assert chisquare(np.bincount(np.diff(out.indptr), minlength=3)[1:]).pvalue > 1e-3
     # 4 of 5 implicit zeros: drawn through the complement, the spared one is uniform too
     empty = sp.csr_matrix((n, 5))
@@ -461,23 +467,46 @@ def test_value_corruptions_refuse_sparse(corruption):
         corruption.corrupt(sp.csr_matrix(np.ones((2, 3))))
 
 
+def _sparse_model(kind):
+    """Models for sparse input: how each reads a deleted (NaN) entry decides the sparse path."""
+    if kind == "sklearn":  # NaN is an error: fill=0.0 only
+        return make_pipeline(MaxAbsScaler(), LogisticRegression())
+    if kind == "library":  # NaN contributes zero, a raw zero in raw units: D = 0, O(nnz)
+        return make_pipeline(MaxAbsScaler(), DeletionRobustLP(budget=1))
+    # NaN becomes the training mean: D != 0, implicit zeros can be deleted (blocks of rows)
+    return make_pipeline(SimpleImputer(), MaxAbsScaler(), LogisticRegression())
+
+
+_VALUES = np.linspace(0.2, 1.0, 8)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("kind", ["sklearn", "library", "imputer"])
 @pytest.mark.parametrize("corruption", [
-    GreedyDeletion(budget=2), OptimalDeletion(budget=3), GreedyDeletion(budget=2, fill=np.nan),
-    GreedyDeletion(budget=1.5, feature_values=np.linspace(0.2, 1.0, 8)),
-    OptimalDeletion(budget=1.5, feature_values=np.linspace(0.2, 1.0, 8)),
-    BlackBoxGreedyDeletion(budget=2),
+    GreedyDeletion(budget=2), OptimalDeletion(budget=3), GreedyDeletion(budget=2, fill=0.0),
+    OptimalDeletion(budget=3, fill=0.0),
+    GreedyDeletion(budget=1.5, feature_values=_VALUES),
+    GreedyDeletion(budget=1.5, feature_values=_VALUES, fill=0.0),
+    OptimalDeletion(budget=1.5, feature_values=_VALUES),
+    OptimalDeletion(budget=1.5, feature_values=_VALUES, fill=0.0),
+    BlackBoxGreedyDeletion(budget=2), BlackBoxGreedyDeletion(budget=2, fill=0.0),
 ], ids=repr)
-def test_sparse_adversaries_equal_dense(corruption, n_classes):
+def test_sparse_adversaries_equal_dense(corruption, kind, n_classes):
+    if kind == "sklearn" and np.isnan(corruption.fill):
+        pytest.skip("a bare scikit-learn model cannot take NaN (tested in test_adversarial)")
     rng = np.random.default_rng(n_classes)
     X = rng.normal(size=(150, 8))
     X[X < 0.3] = 0
     y = np.digitize(X[:, 0] + X[:, 1] - X[:, 2], [0.5, 1.5][: n_classes - 1])
-    model = make_pipeline(MaxAbsScaler(), LogisticRegression()).fit(X, y)
+    model = _sparse_model(kind).fit(X, y)
     S = sp.csc_matrix(X)
     out = corruption.corrupt(S, y, model, random_state=0)
-    assert sp.isspmatrix_csc(out) and out.nnz <= S.nnz
-    assert same(out.toarray(), corruption.corrupt(X, y, model, random_state=0))
+    dense = corruption.corrupt(X, y, model, random_state=0)
+    assert sp.isspmatrix_csc(out)
+    assert same(out.toarray(), dense)
+    # NaN behind the imputer: deleting an implicit zero moves the score, so some are deleted
+    writes_implicit = kind == "imputer" and np.isnan(corruption.fill)
+    assert (out.nnz > S.nnz) if writes_implicit else (out.nnz <= S.nnz)
     mask = corruption.deletion_mask(S, y, model, random_state=0)
     assert np.array_equal(mask.toarray(), corruption.deletion_mask(X, y, model, random_state=0))
 
@@ -529,8 +558,9 @@ def test_a_model_fitted_on_an_array_is_queried_with_an_array():
     model = LogisticRegression().fit(complete, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "X has feature names, but ... was fitted without"
-        out = BlackBoxGreedyDeletion(budget=2).corrupt(as_frame(complete), y, model)
-    assert same(out.to_numpy(), BlackBoxGreedyDeletion(budget=2).corrupt(complete, y, model))
+        out = BlackBoxGreedyDeletion(budget=2, fill=0.0).corrupt(as_frame(complete), y, model)
+    assert same(out.to_numpy(),
+                BlackBoxGreedyDeletion(budget=2, fill=0.0).corrupt(complete, y, model))
 
 
 def test_dataframe_subclasses_are_dataframes():
@@ -543,14 +573,18 @@ def test_dataframe_subclasses_are_dataframes():
     assert isinstance(out, pd.DataFrame) and out.isna().to_numpy().sum() == 2
 
 
+@pytest.mark.parametrize("fill", [0.0, np.nan])
 @pytest.mark.parametrize("corruption", [
     GreedyDeletion(budget=2), OptimalDeletion(budget=3),
     GreedyDeletion(budget=1.5, feature_values=np.linspace(0.2, 1.0, 50)),
 ], ids=repr)
-def test_sparse_linear_adversaries_are_never_densified(corruption, monkeypatch):
+def test_sparse_linear_adversaries_are_never_densified(corruption, fill, monkeypatch):
+    """Raw zeros (fill=0.0) into a scikit-learn model, or NaN into a library model that reads
+    it as a zero (D = 0): the attack runs on the stored entries."""
     S = sp.random(300, 50, density=0.1, random_state=0, format="csr")
     y = np.random.default_rng(0).integers(0, 2, 300)
-    model = LogisticRegression().fit(S, y)
+    model = (LogisticRegression() if fill == 0.0 else DeletionRobustLP(budget=1)).fit(S, y)
     monkeypatch.setattr(sp.csr_matrix, "toarray", _refuse)
-    out = corruption.corrupt(S, y, model)
-    assert sp.issparse(out) and out.nnz < S.nnz
+    out = clone(corruption).set_params(fill=fill).corrupt(S, y, model)
+    assert sp.issparse(out) and out.nnz <= S.nnz
+    assert (np.isnan(out.data).sum() if np.isnan(fill) else S.nnz - out.nnz) > 0
