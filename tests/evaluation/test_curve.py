@@ -10,8 +10,10 @@ from _corruption_doubles import ZeroColumns
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import make_classification
 from sklearn.dummy import DummyClassifier
+from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 import robustclf.corruption
@@ -261,11 +263,18 @@ def test_random_deletion_from_the_library(data):
     random_deletion = getattr(robustclf.corruption, "RandomDeletion", None)
     if random_deletion is None:
         pytest.skip("robustclf.corruption.RandomDeletion is not available yet")
-    frame = robustness_curve(_estimators(), *data, corruption=random_deletion(fraction=0.0),
+    # the default deletion writes NaN (absent): the tree takes it natively, the logistic
+    # regression needs an imputer, a bare one refuses it
+    estimators = {**_estimators(),
+                  "logistic": make_pipeline(SimpleImputer(), LogisticRegression())}
+    frame = robustness_curve(estimators, *data, corruption=random_deletion(fraction=0.0),
                              levels=[0.0, 0.5, 1.0], n_repeats=2, random_state=0)
     assert len(frame) == 3 * 2 * 3
     summary = summarize_curve(frame).set_index(["estimator", "level"])["mean"]
     assert summary["logistic", 1.0] >= summary["logistic", 0.0]
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        robustness_curve({"bare": LogisticRegression()}, *data,
+                         corruption=random_deletion(fraction=0.5), levels=[0.5])
 
 
 @pytest.mark.parametrize(
@@ -360,17 +369,23 @@ def test_certified_curve_brackets_and_matches_the_greedy_attack():
 
     X, y = make_classification(n_samples=200, n_features=10, random_state=0)
     estimators = {"lr": LogisticRegression(), "svm": LinearSVC()}
+    # bare scikit-learn models: the papers' raw-zero deletion
     frame = certified_curve(estimators, X[:100], y[:100], X[100:], y[100:],
-                            budgets=[0, 1, 3], n_repeats=2, random_state=0)
+                            budgets=[0, 1, 3], n_repeats=2, random_state=0, fill=0.0)
     assert len(frame) == 2 * 2 * 3
     assert (frame["error_lower"] <= frame["error"]).all()
     assert (frame["error"] <= frame["error_upper"]).all()
     assert frame["is_exact"].all()  # uniform values, integer budgets
     # with uniform values the greedy attack is optimal: the robustness curve agrees
     curve = robustness_curve({"lr": LogisticRegression()}, X[:100], y[:100], X[100:], y[100:],
-                             corruption=GreedyDeletion(budget=0), levels=[0, 1, 3])
+                             corruption=GreedyDeletion(budget=0, fill=0.0), levels=[0, 1, 3])
     certified = frame[(frame.estimator == "lr") & (frame.repeat == 0)]
     np.testing.assert_allclose(curve["error"].to_numpy(), certified["error"].to_numpy())
     with pytest.raises(ValueError, match="linear classifier"):
         certified_curve([DecisionTreeClassifier()], X[:100], y[:100], X[100:], y[100:],
                         budgets=[1])
+    with pytest.raises(ValueError, match="LinearSVC cannot take the absent"):
+        certified_curve({"svm": LinearSVC()}, X[:100], y[:100], X[100:], y[100:], budgets=[1])
+    with pytest.raises(ValueError, match="fill"):
+        certified_curve({"svm": LinearSVC()}, X[:100], y[:100], X[100:], y[100:], budgets=[1],
+                        fill="zero")

@@ -209,11 +209,11 @@ def test_from_certified_estimator(data, no_refit):
     from robustclf.certify import certified_error
 
     display = RobustnessCurveDisplay.from_certified_estimator(
-        no_refit, data[2], data[3], budgets=[0, 1, 2], name="lr")
+        no_refit, data[2], data[3], budgets=[0, 1, 2], name="lr", fill=0.0)
     assert display.ax_.get_ylabel() == "certified error"
     assert display.ax_.get_xlabel() == "budget (certified)"
     assert display.bands_ == [None] and display.bounds_[0] is not None
-    expected = [certified_error(no_refit, data[2], data[3], b).error for b in (0, 1, 2)]
+    expected = [certified_error(no_refit, data[2], data[3], b, fill=0.0).error for b in (0, 1, 2)]
     np.testing.assert_allclose(display.lines_[0].get_ydata(), expected)
 
 

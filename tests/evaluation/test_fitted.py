@@ -325,13 +325,14 @@ def linear_data():
 def test_fitted_certified_curve_is_the_certified_error_and_never_refits(linear_data):
     X_train, y_train, X_test, y_test = linear_data
     model = _fitted_once(NoRefit(), X_train, y_train)
-    frame = fitted_certified_curve({"lr": model}, X_test, y_test, budgets=[0, 1, 3])
+    frame = fitted_certified_curve({"lr": model}, X_test, y_test, budgets=[0, 1, 3], fill=0.0)
     assert tuple(frame.columns) == CERTIFIED_COLUMNS
     assert frame["repeat"].eq(0).all() and frame["fit_seconds"].isna().all()
-    expected = [certified_error(model, X_test, y_test, b).error for b in (0, 1, 3)]
+    expected = [certified_error(model, X_test, y_test, b, fill=0.0).error for b in (0, 1, 3)]
     np.testing.assert_allclose(frame["error"], expected)
     # certified_curve refits the same (deterministic) model: same errors, through the same loop
-    refitted = certified_curve({"lr": LogisticRegression()}, *linear_data, budgets=[0, 1, 3])
+    refitted = certified_curve({"lr": LogisticRegression()}, *linear_data, budgets=[0, 1, 3],
+                               fill=0.0)
     np.testing.assert_allclose(refitted["error"], frame["error"])
     assert (refitted["fit_seconds"] > 0).all()
 
@@ -339,8 +340,9 @@ def test_fitted_certified_curve_is_the_certified_error_and_never_refits(linear_d
 def test_certified_curve_refit_false(linear_data):
     X_train, y_train, X_test, y_test = linear_data
     model = LinearSVC().fit(X_train, y_train)
-    frame = certified_curve([model], X_test=X_test, y_test=y_test, budgets=[0, 2], refit=False)
-    expected = fitted_certified_curve(model, X_test, y_test, budgets=[0, 2])
+    frame = certified_curve([model], X_test=X_test, y_test=y_test, budgets=[0, 2], refit=False,
+                            fill=0.0)
+    expected = fitted_certified_curve(model, X_test, y_test, budgets=[0, 2], fill=0.0)
     pd.testing.assert_frame_equal(frame.drop(columns="predict_seconds"),
                                   expected.drop(columns="predict_seconds"))
     with pytest.raises(ValueError, match="with refit=False"):
@@ -355,8 +357,8 @@ def test_certified_curve_refit_false(linear_data):
 def test_fitted_certified_curve_on_a_dataframe_and_bad_inputs(linear_data):
     X_train, y_train, X_test, y_test = linear_data
     model = LogisticRegression().fit(X_train, y_train)
-    frame = fitted_certified_curve(model, pd.DataFrame(X_test), y_test, budgets=[1])
-    assert frame["error"].item() == certified_error(model, X_test, y_test, 1).error
+    frame = fitted_certified_curve(model, pd.DataFrame(X_test), y_test, budgets=[1], fill=0.0)
+    assert frame["error"].item() == certified_error(model, X_test, y_test, 1, fill=0.0).error
     with pytest.raises(ValueError, match="not fitted"):
         fitted_certified_curve(LinearSVC(), X_test, y_test, budgets=[1])
     with pytest.raises(ValueError, match="budgets must be distinct"):

@@ -7,6 +7,7 @@ import pytest
 from _corruption_doubles import ZeroColumns
 from sklearn.datasets import make_classification
 from sklearn.dummy import DummyClassifier
+from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import balanced_accuracy_score, get_scorer
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_validate
@@ -99,7 +100,7 @@ def test_cross_validate_with_several_scorers_and_n_jobs(data):
     scoring = {
         "clean": "roc_auc",
         "deleted": make_corruption_scorer(ZeroColumns(), 2, scoring="roc_auc"),
-        "certified": make_certified_scorer(1),
+        "certified": make_certified_scorer(1, fill=0.0),  # a bare model: raw zeros
     }
     result = cross_validate(LinearSVC(), X, y, cv=3, scoring=scoring, n_jobs=2)
     assert (result["test_deleted"] <= result["test_clean"] + 1e-12).all()
@@ -108,10 +109,14 @@ def test_cross_validate_with_several_scorers_and_n_jobs(data):
 
 def test_certified_scorer_is_one_minus_the_certified_error(data):
     X, y = data
-    model = make_pipeline(StandardScaler(), LinearSVC()).fit(X, y)
+    # the default deletion writes NaN: the pipeline imputes it
+    model = make_pipeline(SimpleImputer(), StandardScaler(), LinearSVC()).fit(X, y)
     values = np.linspace(0.5, 1.5, X.shape[1])
     scorer = make_certified_scorer(2.0, values)
     assert scorer(model, X, y) == pytest.approx(1 - certified_error(model, X, y, 2.0, values).error)
+    raw = make_certified_scorer(2.0, values, fill=0.0)
+    assert raw(model, X, y) == pytest.approx(
+        1 - certified_error(model, X, y, 2.0, values, fill=0.0).error)
     assert make_certified_scorer(0)(model, X, y) == pytest.approx(model.score(X, y))
     with pytest.raises(ValueError, match="linear classifier"):
         make_certified_scorer(1)(DummyClassifier().fit(X, y), X, y)
@@ -124,6 +129,7 @@ def test_scorers_pickle_and_repr(data):
     assert pickle.loads(pickle.dumps(scorer))(model, X, y) == scorer(model, X, y)
     assert "f1" in repr(scorer) and "ZeroColumns" in repr(scorer)
     assert repr(make_certified_scorer(2)) == "make_certified_scorer(budget=2)"
+    assert repr(make_certified_scorer(2, fill=0.0)) == "make_certified_scorer(budget=2, fill=0.0)"
 
 
 def test_sample_weight_is_passed_to_the_metric(data):
