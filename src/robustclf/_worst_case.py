@@ -28,6 +28,14 @@ the adversary. Three solutions of (K) are computed here, for all rows at once:
 
 Every part of the library that needs the worst case calls these functions: the test-time
 adversaries, the certified error, and the robust losses of the estimators.
+
+The gains are whatever the caller's deletion removes: for the certificate,
+``g_ij = y_i (w_j x_ij - D_j)`` with ``D_j`` the score a deleted feature keeps (0 for a raw-zero
+deletion, nonzero e.g. for an absent entry behind a ``StandardScaler`` or an imputer; see
+:mod:`robustclf.certify`). The CSR solvers read only stored entries and take the others as
+non-positive gains, which holds when ``D = 0`` (an implicit zero then has gain 0); with
+``D != 0`` an implicit zero has gain ``-y_i D_j``, so callers use the dense solvers (on blocks of
+rows) instead, as :mod:`robustclf.corruption._adversarial` does.
 """
 
 from __future__ import annotations
