@@ -15,9 +15,9 @@ user's container into that matrix and writes the result back (:mod:`._containers
   densified as a whole); the others refuse it (``accepts_sparse = False``).
 
 Deletion-type corruptions only choose *which* entries to delete (``_deletion_mask``, and
-``_sparse_deletion`` for sparse input); the base class writes the fill value, so that ``fill=0.0``
-(the papers' convention) and ``fill=np.nan`` (absent features, for missing-aware estimators)
-behave identically everywhere.
+``_sparse_deletion`` for sparse input); the base class writes the fill value, so that
+``fill=np.nan`` (absent features, the default: every estimator of the library reads NaN as an
+absent feature) and ``fill=0.0`` (the papers' raw zeros) behave identically everywhere.
 
 Corruptions subclass :class:`sklearn.base.BaseEstimator` only to inherit ``get_params``,
 ``set_params``, ``clone`` and a readable ``repr``; they are not estimators.

@@ -23,6 +23,11 @@ point). The count is therefore exact and deterministic given the row.
 row: each candidate gets an i.i.d. uniform key and the ``count`` smallest keys win (one ``argsort``
 over all rows at once; there is no Python loop over rows).
 
+**What a deletion writes.** ``fill=np.nan`` (the default since issue 16): the deleted entry is
+absent, and each model handles it per its method (``docs/missing_values.md``; a scikit-learn
+model that rejects NaN needs an imputer in its pipeline). ``fill=0.0``: the papers' protocol, a raw
+zero (the default before issue 16, with the same outputs for the same seed).
+
 **Missing entries.** NaN marks an already absent entry and is never overwritten. Per-feature
 corruptions choose among the row's present (non-NaN) features, so the count of changed entries is
 exact; group corruptions choose among all groups and leave NaN entries of a chosen group as NaN.
