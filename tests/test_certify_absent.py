@@ -218,3 +218,39 @@ def test_a_frozen_pipeline_is_read_through():
     model = fitted("lr+mean_imputer+standard", 3)
     frozen = FrozenEstimator(model)
     assert certified_error(frozen, X, y, 2).error == certified_error(model, X, y, 2).error
+
+
+def test_dataframe_input_gives_the_ndarray_attack():
+    pd = pytest.importorskip("pandas")
+    X, y = _training_data(3)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(N_FEATURES)])
+    on_frame = make_pipeline(SimpleImputer(), StandardScaler(), LogisticRegression()).fit(frame, y)
+    on_array = make_pipeline(SimpleImputer(), StandardScaler(), LogisticRegression()).fit(X, y)
+    for attack in (GreedyDeletion(budget=2), OptimalDeletion(budget=1.5,
+                                                             feature_values=[0.5, 1, 1, 1])):
+        out = attack.corrupt(frame, y, on_frame)
+        assert isinstance(out, pd.DataFrame)
+        np.testing.assert_array_equal(out.to_numpy(), attack.corrupt(X, y, on_array))
+        assert np.isnan(out.to_numpy()).any()
+
+
+@pytest.mark.parametrize("fill", FILLS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_and_fill_agrees_with_the_model(kind, n_classes, fill):
+    """Every combination once per run (hypothesis samples them): a random deletion's margins
+    and the brute-force worst case, on rows from the training distribution."""
+    model = fitted(kind, n_classes)
+    X, y = _training_data(n_classes, seed=1)
+    X, y = X[:12], y[:12]
+    rng = np.random.default_rng(2)
+    mask = rng.random(X.shape) < 0.4
+    real = model_margins(model, _corrupt(X, mask, fill), y)
+    np.testing.assert_allclose(_adversary_margins(model, X, y, mask, fill), real,
+                               rtol=1e-9, atol=1e-9)
+    values = np.array([1.0, 2.0, 1.0, 1.0])
+    truth = _brute_force_worst(model, X, y, 2.0, values, fill)
+    wc = worst_case_margin(model, X, y, 2.0, values, exact=True, fill=fill)
+    np.testing.assert_allclose(wc.exact, truth, rtol=1e-9, atol=1e-9)
+    assert certified_error(model, X, y, 2.0, values, fill=fill).error == np.mean(
+        truth <= wc.tolerance)

@@ -84,8 +84,12 @@ class GreedyDeletion(DeletionCorruption):
     (:func:`robustclf._worst_case.csr_greedy_knapsack_deletion`). Otherwise (``D != 0``, e.g.
     NaN behind a ``StandardScaler`` or an imputer) deleting an implicit zero moves the score
     too, and the attack runs exactly on blocks of rows densified one at a time (time
-    O(n_samples x n_features), memory bounded), writing NaN into the implicit zeros it deletes.
-    Either way it equals the dense array's attack.
+    O(n_samples x n_features), memory bounded), writing NaN into the implicit zeros it deletes:
+    3,000 x 3,000 at density 0.01, budget 5, takes 1.9 s against 0.015 s on the stored entries.
+    On sparse input scikit-learn's scalers do not centre (``MaxAbsScaler``,
+    ``StandardScaler(with_mean=False)``), so ``D != 0`` arises only from an imputer with nonzero
+    statistics (a zero-constant imputer keeps ``D = 0``) or a nonzero finite ``fill``. Either way
+    the result equals the dense array's attack.
 
     Before issue 14 the attack stopped at the first feature that did not fit; skipping it can
     only delete more (never less) of the margin, e.g. 0.310 instead of 0.293 forced error on the
