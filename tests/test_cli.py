@@ -162,15 +162,25 @@ def test_curve_scores_saved_model_and_registry_estimator_on_the_same_rows(user_f
     assert (frame["scoring"] == "balanced_accuracy").all()
 
 
-def test_certify_a_saved_linear_pipeline(user_files, capsys):
+@pytest.mark.parametrize("model, fill", [("linear", "nan"), ("affine", "0")])
+def test_certify_a_saved_linear_pipeline(user_files, capsys, model, fill):
     out_dir = user_files / "out"
     code, out, err = _run(["certify", "--data", str(user_files / "numeric.csv"), "--target",
-                           "outcome", "--model", str(user_files / "affine.joblib"),
-                           "--budgets", "0", "1", "--output", str(out_dir)], capsys)
+                           "outcome", "--model", str(user_files / f"{model}.joblib"),
+                           "--budgets", "0", "1", "--fill", fill, "--output", str(out_dir)],
+                          capsys)
     assert code == 0, err
     frame = pd.read_csv(out_dir / "numeric_certified.csv")
     worst = frame.set_index("level")["error"]
     assert worst[1] >= worst[0]
+
+
+def test_certify_a_model_that_cannot_take_absent_entries_says_so(user_files, capsys):
+    code, out, err = _run(["certify", "--data", str(user_files / "numeric.csv"), "--target",
+                           "outcome", "--model", str(user_files / "affine.joblib"),
+                           "--budgets", "1", "--output", str(user_files / "out")], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "cannot take the absent (NaN) entries" in err and "fill=0.0" in err
 
 
 @pytest.mark.parametrize("argv, message", [

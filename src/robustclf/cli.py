@@ -81,6 +81,10 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="value of each feature: uniform, or mutual_info (with the label, "
                               "on the training rows; on the scored rows if only --model is "
                               "given); default: the dataset's own values, else uniform")
+    certify.add_argument("--fill", default="nan", choices=("nan", "0"),
+                         help="what a deleted feature becomes: nan (absent, default: each "
+                              "model handles it per its method; a model that cannot take NaN "
+                              "needs an imputer in its pipeline) or 0 (the papers' raw zero)")
     certify.add_argument("--time-limit", type=float, default=None,
                          help="seconds of exact solving per budget (default: 30)")
 
@@ -303,7 +307,8 @@ def _cmd_certify(args) -> int:
         X_ref, y_ref = (run.X_fit, run.y_fit) if run.X_fit is not None else (run.X_eval,
                                                                             run.y_eval)
         values = mutual_info_values(np.asarray(X_ref, dtype=np.float64), np.asarray(y_ref))
-    common = dict(budgets=budgets, feature_values=values, time_limit=args.time_limit)
+    common = dict(budgets=budgets, feature_values=values, time_limit=args.time_limit,
+                  fill=float(args.fill))
     frames = []
     if run.estimators:
         frames.append(certified_curve(run.estimators, run.X_fit, run.y_fit, run.X_eval,

@@ -373,7 +373,7 @@ def _greedy_fold(X, y, train, test, fold, budget, values, lp_options, methods, g
         attacked.append({**base, "corruption": "GreedyDeletion", "level_name": "budget",
                          "error": error, "predict_seconds": time.perf_counter() - start})
         start = time.perf_counter()
-        cert = certified_error(model, X[test], y[test], budget, values)
+        cert = certified_error(model, X[test], y[test], budget, values, fill=0.0)
         certified.append({**base, "corruption": "certified", "level_name": "budget",
                           "error": cert.error, "error_lower": cert.lower,
                           "error_upper": cert.upper, "is_exact": cert.is_exact,
