@@ -146,6 +146,9 @@ def test_curve_on_a_user_csv_and_saved_model(user_files, capsys):
     assert set(frame.estimator) == {"linear"} and len(frame) == 4
     assert frame["fit_seconds"].isna().all()          # scored as it is, never refitted
     assert (out_dir / "numeric_random_deletion.png").stat().st_size > 1000
+    report = (out_dir / "report.md").read_text()
+    assert "saved models scored as they are (never refitted): `linear`" in report
+    assert "(numeric_random_deletion.png)" in report and "report written to" in out
 
 
 def test_curve_scores_saved_model_and_registry_estimator_on_the_same_rows(user_files, capsys):

@@ -253,7 +253,7 @@ def _cmd_curve(args) -> int:
 
     from .corruption import make_corruption
     from .evaluation import fitted_robustness_curve, robustness_curve
-    from .report import curve_table, markdown_table, write_curve
+    from .report import write_curve
 
     run = _models_and_data(args)
     params = dict(args.param)
@@ -283,10 +283,32 @@ def _cmd_curve(args) -> int:
     frame = pd.concat(frames, ignore_index=True)
     name = f"{run.name}_{args.corruption}"
     ylabel = "test error" if scoring is None else scoring.replace("_", " ")
-    write_curve(frame, args.output, name, title=f"{run.name}: {args.corruption}",
-                xlabel=corruption.level_name, ylabel=ylabel)
+    title = f"{run.name}: {args.corruption}"
+    section = write_curve(frame, args.output, name, title=title, xlabel=corruption.level_name,
+                          ylabel=ylabel)
+    return _finish(args, frame, section, title, _models_note(run))
+
+
+def _models_note(run: _Models) -> str:
+    """Which models the report shows and on which rows: the reader must know what was refitted."""
+    parts = []
+    if run.estimators:
+        parts.append("registry estimators fitted here: " + ", ".join(f"`{n}`" for n in
+                                                                    run.estimators))
+    if run.fitted:
+        parts.append("saved models scored as they are (never refitted): "
+                     + ", ".join(f"`{n}`" for n in run.fitted))
+    rows = f"{len(run.y_eval)} scored rows of {run.name}"
+    return f"{'; '.join(parts)}; {rows}."
+
+
+def _finish(args, frame, section: str, title: str, note: str) -> int:
+    """Write report.md beside the CSV and PNG, print the table and where everything went."""
+    from .report import curve_table, markdown_table, write_report
+
+    path = write_report(args.output, title, [section], preamble=note)
     print(markdown_table(curve_table(frame)))
-    print(f"\nCSV and plot written to {args.output.resolve() / name}.{{csv,png}}")
+    print(f"\nreport written to {path.resolve()}")
     return 0
 
 
@@ -295,7 +317,7 @@ def _cmd_certify(args) -> int:
     import pandas as pd
 
     from .evaluation import certified_curve, fitted_certified_curve
-    from .report import curve_table, markdown_table, write_curve
+    from .report import write_curve
 
     run = _models_and_data(args)
     budgets = [int(b) if float(b).is_integer() else b for b in args.budgets]
@@ -317,11 +339,10 @@ def _cmd_certify(args) -> int:
         frames.append(fitted_certified_curve({key: model}, X_model, run.y_eval, **common))
     frame = pd.concat(frames, ignore_index=True)
     name = f"{run.name}_certified"
-    write_curve(frame, args.output, name, xlabel="budget", ylabel="certified worst-case error",
-                title=f"{run.name}: certified worst case against deletion")
-    print(markdown_table(curve_table(frame)))
-    print(f"\nCSV and plot written to {args.output.resolve() / name}.{{csv,png}}")
-    return 0
+    title = f"{run.name}: certified worst case against deletion"
+    section = write_curve(frame, args.output, name, xlabel="budget",
+                          ylabel="certified worst-case error", title=title)
+    return _finish(args, frame, section, title, _models_note(run))
 
 
 def _cmd_reproduce(args) -> int:
