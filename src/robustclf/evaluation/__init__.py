@@ -21,6 +21,7 @@ Every curve takes ``scoring=``: the error rate by default, or any scikit-learn s
 """
 
 from ._certified import CERTIFIED_COLUMNS, certified_curve, fitted_certified_curve
+from ._compare import paired_differences
 from ._curve import robustness_curve, summarize_curve
 from ._display import RobustnessCurveDisplay
 from ._fitted import CURVE_COLUMNS, SCORED_CURVE_COLUMNS, fitted_robustness_curve
@@ -36,6 +37,7 @@ __all__ = [
     "fitted_robustness_curve",
     "make_certified_scorer",
     "make_corruption_scorer",
+    "paired_differences",
     "robustness_curve",
     "summarize_curve",
 ]
