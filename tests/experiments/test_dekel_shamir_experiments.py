@@ -37,6 +37,61 @@ def test_sanity_fast_lp_survives_deleting_both_copies():
     assert mean[(lp, 1)] == 0.0  # one copy left: still perfect
     assert mean[(lp, 2)] < 0.35  # both deleted: the real features carry it (paper: 0.22)
     assert result.curves[0].paper is not None
+    # the margin-sensitivity table: every margin, the same draws, both copies deleted
+    sens = result.curves[1].frame
+    assert result.curves[1].name == "sanity_margin_sensitivity"
+    assert set(sens["level"]) == {0.0, 0.25} and set(sens["level_name"]) == {"margin"}
+    assert set(sens["repeat"]) == set(frame["repeat"])
+    both = frame[(frame["estimator"] == lp) & (frame["level"] == 2)].set_index("repeat").error
+    at_025 = sens[(sens["estimator"] == lp) & (sens["level"] == 0.25)].set_index("repeat").error
+    np.testing.assert_allclose(at_025.sort_index(), both.sort_index())  # same draw, same model
+
+
+def test_sanity_margins_parameter_and_split_match_the_catalog():
+    from robustclf.datasets import load_split
+    from robustclf.experiments.dekel_shamir import _label_copies_split, run_sanity
+
+    d = load_split("label_copies", random_state=7)
+    X_train, X_test, y_train, y_test, values, groups = _label_copies_split(7, 0.25)
+    np.testing.assert_array_equal(X_train, d.X_train)
+    np.testing.assert_array_equal(y_test, d.y_test)
+    np.testing.assert_array_equal(values, d.feature_values)
+    assert [list(g) for g in groups] == [list(g) for g in d.groups]
+    # a larger margin moves every point away from the clean hyperplane
+    wide = _label_copies_split(7, 1.0)[0]
+    assert not np.allclose(wide, X_train)
+    sens = run_sanity(fast=True, margins=[0.5]).curves[1].frame
+    assert set(sens["level"]) == {0.5}
+    with pytest.raises(ValueError, match="margin"):
+        run_sanity(fast=True, margins=[-1.0])
+
+
+def test_svm_baseline_has_a_free_bias():
+    from sklearn.svm import SVC
+
+    from robustclf.experiments.dekel_shamir import _svm
+
+    rng = np.random.default_rng(0)
+    X = rng.random((80, 3))
+    y = np.where(X[:, 0] + 5.0 > 5.5, 1, -1)  # the bias is far from 0: a penalty would bite
+    model = _svm(10.0).fit(X + 5.0, y)
+    ref = SVC(kernel="linear", C=10.0).fit(X + 5.0, y)
+    np.testing.assert_allclose(model.intercept_, ref.intercept_)
+    # shifting the data moves only the bias: the weights are those of the unshifted fit
+    np.testing.assert_allclose(model.coef_, _svm(10.0).fit(X, y).coef_, atol=1e-4)  # libsvm tol
+
+
+def test_paired_table_cells_are_mean_and_interval():
+    import pandas as pd
+
+    from robustclf.experiments.dekel_shamir import paired_table
+
+    frame = pd.DataFrame({"estimator": ["SVM"] * 3 + ["LP"] * 3, "level": 1,
+                          "repeat": [0, 1, 2] * 2, "error": [.30, .32, .31, .25, .28, .26]})
+    table = paired_table(frame)
+    assert list(table.index) == ["LP"] and list(table.columns) == ["N = 1"]
+    # differences -0.05, -0.04, -0.05: mean -0.0467, sem 0.0033, t(0.975, 2) = 4.303
+    assert table.loc["LP", "N = 1"] == "-0.047 [-0.061, -0.032]"
 
 
 _needs_data = pytest.mark.skipif(
@@ -75,6 +130,20 @@ def test_greedy_fast_certified_error_bounds_the_greedy_attack():
             assert both["is_exact"].all()
             np.testing.assert_allclose(both["error_cert"], both["error"], atol=1e-12)
     assert "FDROP" not in set(curves["fig2_spambase_mi_greedy"]["estimator"])
+    # the paper's single-pass Perceptron beside the 5-epoch variant, both paired against the SVM
+    assert {"Perceptron 1 pass", "Perceptron 5 epochs"} <= set(curves["fig2_spambase_mi_greedy"]
+                                                              ["estimator"])
+    intro = {c.name: c.intro for c in result.curves}["fig2_spambase_mi_greedy"]
+    assert "| minus SVM | N = 2 |" in intro and "| Perceptron 1 pass | " in intro
+
+
+def test_greedy_estimators_perceptron_epochs():
+    from robustclf.experiments.dekel_shamir import PERCEPTRON_EPOCHS, _greedy_estimators
+
+    est = _greedy_estimators(2.0, np.ones(5), {})
+    assert {name: est[name].n_epochs for name in PERCEPTRON_EPOCHS} == {
+        "Perceptron 1 pass": 1, "Perceptron 5 epochs": 5}
+    assert est["SVM"].get_params()["kernel"] == "linear"
 
 
 def test_repeat_indices():
@@ -135,10 +204,11 @@ def test_greedy_fast_tuned_reports_choices_from_the_grid():
                                                 tune=True)
     _check(result)
     frame = {c.name: c.frame for c in result.curves}["fig2_spambase_uniform_tuned_greedy"]
-    assert set(frame["estimator"]) == {"LP", "Perceptron", "SVM", "FDROP"}
+    assert set(frame["estimator"]) == {"LP", "Perceptron 1 pass", "Perceptron 5 epochs", "SVM",
+                                       "FDROP"}
     for name, chosen in zip(frame["estimator"], frame["chosen"], strict=True):
         params = dict(kv.split("=") for kv in chosen.split())
-        for key, values in _FAST_TUNE_GRIDS[name].items():
+        for key, values in _FAST_TUNE_GRIDS[name.split()[0]].items():
             assert float(params[key]) in values
         assert float(params.get("budget", 2)) == 2  # trained for the attack budget N
     assert frame["tune_error"].between(0, 1).all()
