@@ -291,7 +291,7 @@ def run_spambase(*, fast: bool = False, random_state: int = 0, n_jobs=None,
     """Spambase with a fraction of training rows replaced by injected outliers."""
     X, y = load_spambase(data_dir=data_dir, return_X_y=True)
     levels = [0.0, 0.2] if fast else [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8]
-    repeats, n_train = (1, 600) if fast else (5, None)
+    repeats, n_train = (1, 400) if fast else (5, None)   # fast: n + n1 <= 500 rows for MCD
     seeds = check_generator(random_state).integers(0, 2**31 - 1, size=repeats)
     out = Parallel(n_jobs=n_jobs)(
         delayed(_spambase_task)(level, r, int(seeds[r]), X, y, n_train)
