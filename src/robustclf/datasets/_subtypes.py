@@ -9,6 +9,8 @@ generator reproduces that structure with every modelling assumption an explicit 
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logsumexp
+from scipy.stats import norm
 
 from .._validation import check_generator, check_int, check_option, check_real
 from ._common import RandomState
@@ -38,8 +40,10 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
                          block_size: int = 3, block_prob: float = 0.5, subtype_blocks=None,
                          subtype_probs=None, coef_similarity: float = 1.0,
                          subtype_shift: float = 0.0, noise: str = "subspace",
-                         noise_std: float = 0.3, random_state: RandomState = None,
-                         return_subtypes: bool = False, return_coef: bool = False) -> tuple:
+                         noise_std: float = 0.3, subtype_threshold: float = 0.0,
+                         label_absence: float = 0.0, random_state: RandomState = None,
+                         return_subtypes: bool = False, return_coef: bool = False,
+                         return_posterior: bool = False) -> tuple:
     """Objects of several subtypes, each with its own set of existing parts (landmark blocks).
 
     The generative model, every assumption a parameter:
@@ -64,6 +68,19 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
        * ``"full"``: ``y_i = sign(r_i + e_i)`` — noise is measured in the full space, so a
          subtype with few parts (small ``||w_t[F_t]||``) has noisier labels.
 
+       With ``subtype_threshold > 0`` every subtype also has its own threshold
+       ``b_t ~ N(0, subtype_threshold**2)``, subtracted before the sign (``y_i = sign(r_i /
+       ||w_t[F_t]|| - b_t + e_i)``, resp. ``sign(r_i - b_t + e_i)``): the rule of each subtype
+       lives in its own subspace with its own offset, so the subtypes differ in base rate.
+    6. **Label-dependent absence** (``label_absence = q > 0``): after the label is drawn, every
+       existing block of a *positive* instance except its subtype's first block is hidden
+       (set to NaN) independently with probability ``q``; negative instances keep all their
+       parts. Such features existed when the label was drawn (the rule used them), and whether
+       they are seen depends on the label: missingness that carries information.
+
+    The thresholds are drawn after the label noise and the hidden blocks after that, so the
+    default ``subtype_threshold=0, label_absence=0`` draws exactly what earlier versions drew.
+
     Parameters
     ----------
     n_samples : int, default=1000
@@ -83,11 +100,22 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
         Standard deviation of the subtype means ``mu_t``.
     noise : {"subspace", "full"}, default="subspace"
     noise_std : float >= 0, default=0.3
+    subtype_threshold : float >= 0, default=0.0
+        Standard deviation of the per-subtype thresholds ``b_t`` (0: every threshold is 0).
+    label_absence : float in [0, 1), default=0.0
+        Probability that a positive instance's existing block (other than its subtype's first)
+        is hidden (0: absence depends on the subtype only).
     random_state : None, int or numpy Generator, default=None
     return_subtypes : bool, default=False
         Also return the subtype of every instance and the part table.
     return_coef : bool, default=False
         Also return the rules ``W`` of shape (n_subtypes, d), rows ``w_t`` (unit norm).
+    return_posterior : bool, default=False
+        Also return the Bayes posterior ``P(y_i = +1 | x_i)`` given the *observed* row only
+        (the subtype is not observed: the posterior sums over the subtypes whose parts and
+        hiding are consistent with the row's NaN pattern, weighted by their frequencies and
+        the Gaussian density of the observed values; hidden coordinates are integrated out).
+        ``mean(minimum(p, 1 - p))`` over a large sample estimates the Bayes error.
 
     Returns
     -------
@@ -96,6 +124,7 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
     subtypes : ndarray of shape (n_samples,), int, only if ``return_subtypes``
     subtype_blocks : bool ndarray of shape (n_subtypes, n_blocks), only if ``return_subtypes``
     W : ndarray of shape (n_subtypes, d), only if ``return_coef``
+    posterior : ndarray of shape (n_samples,), only if ``return_posterior``
 
     Examples
     --------
@@ -117,6 +146,10 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
     subtype_shift = check_real(subtype_shift, "subtype_shift", minimum=0.0)
     check_option(noise, "noise", ("subspace", "full"))
     noise_std = check_real(noise_std, "noise_std", minimum=0.0)
+    subtype_threshold = check_real(subtype_threshold, "subtype_threshold", minimum=0.0)
+    label_absence = check_real(label_absence, "label_absence", minimum=0.0)
+    if label_absence >= 1.0:
+        raise ValueError(f"label_absence must be in [0, 1), got {label_absence}.")
     if subtype_probs is None:
         probs = np.full(n_subtypes, 1.0 / n_subtypes)
     else:
@@ -145,7 +178,14 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
     if noise == "subspace":
         score /= np.linalg.norm(w_valid, axis=1)[t]
     score += noise_std * rng.standard_normal(n_samples)
+    thresholds = np.zeros(n_subtypes)
+    if subtype_threshold > 0:
+        thresholds = subtype_threshold * rng.standard_normal(n_subtypes)
+        score -= thresholds[t]
     y = np.where(score >= 0, 1, -1).astype(np.int64)
+    if label_absence > 0:
+        valid = valid & ~np.repeat(_hidden_blocks(parts, t, y, label_absence, rng),
+                                   block_size, axis=1)
     X[~valid] = np.nan
 
     out = [X, y]
@@ -153,4 +193,53 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
         out += [t, parts]
     if return_coef:
         out.append(W)
+    if return_posterior:
+        model = dict(parts=parts, probs=probs, W=W, mu=mu, thresholds=thresholds,
+                     noise=noise, noise_std=noise_std, label_absence=label_absence,
+                     block_size=block_size)
+        out.append(_posterior(X, **model))
     return tuple(out)
+
+
+def _hidden_blocks(parts, t, y, q, rng) -> np.ndarray:
+    """Blocks hidden because the label is positive: each existing one but the first, w.p. q."""
+    first = np.argmax(parts, axis=1)  # the subtype's first existing block is never hidden
+    hide = (rng.random((t.size, parts.shape[1])) < q) & parts[t] & (y == 1)[:, None]
+    hide[np.arange(t.size), first[t]] = False
+    return hide
+
+
+def _posterior(X, *, parts, probs, W, mu, thresholds, noise, noise_std, label_absence,
+               block_size) -> np.ndarray:
+    """Exact ``P(y = +1 | observed row)`` under the generator (one pass per subtype)."""
+    observed = ~np.isnan(X)
+    seen_blocks = observed[:, ::block_size]
+    X0 = np.where(observed, X, 0.0)
+    first = np.argmax(parts, axis=1)
+    log_pos, log_neg = [], []
+    for k in range(parts.shape[0]):
+        valid = np.repeat(parts[k], block_size)
+        w = np.where(valid, W[k], 0.0)
+        scale = np.linalg.norm(w) if noise == "subspace" else 1.0
+        hidden = valid & ~observed  # (n, d): coordinates of t's parts not seen
+        n_hidden = (parts[k] & ~seen_blocks).sum(axis=1)
+        # consistent: nothing outside t's parts is seen, and t's first block is seen
+        ok = ~(seen_blocks & ~parts[k]).any(axis=1) & seen_blocks[:, first[k]]
+        mean = (X0 @ w + hidden @ (w * mu[k])) / scale - thresholds[k]
+        spread = np.sqrt((hidden @ w**2) / scale**2 + noise_std**2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(spread > 0, mean / np.where(spread > 0, spread, 1.0),
+                         np.where(mean >= 0, np.inf, -np.inf))
+        log_density = -0.5 * np.where(observed, (X0 - mu[k]) ** 2, 0.0).sum(axis=1)
+        base = np.where(ok, np.log(probs[k]) + log_density, -np.inf)
+        n_other = parts[k].sum() - 1 - n_hidden
+        with np.errstate(divide="ignore"):
+            if label_absence > 0:
+                hide_pos = n_hidden * np.log(label_absence) + n_other * np.log1p(-label_absence)
+            else:
+                hide_pos = np.where(n_hidden == 0, 0.0, -np.inf)
+            hide_neg = np.where(n_hidden == 0, 0.0, -np.inf)
+        log_pos.append(base + norm.logcdf(z) + hide_pos)
+        log_neg.append(base + norm.logcdf(-z) + hide_neg)
+    pos, neg = logsumexp(np.array(log_pos), axis=0), logsumexp(np.array(log_neg), axis=0)
+    return np.exp(pos - np.logaddexp(pos, neg))
