@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from robustclf.datasets import get_data_home
 from robustclf.evaluation import CURVE_COLUMNS
@@ -103,3 +104,135 @@ def test_cached_grids_impute_once_per_k_and_give_the_same_errors(monkeypatch):
     # per fold: 8 candidates on the selection rows (4 imputations when cached) + 1 refit
     assert n_plain == 2 * (8 + 1)
     assert len(calls) == 2 * (4 + 1)
+
+
+# ------------------------------------------------------------------------------------------
+# Fair protocol (issue 15)
+# ------------------------------------------------------------------------------------------
+
+def test_fair_fast_runs_every_method_and_the_bayes_error():
+    from robustclf.experiments.chechik import fair_grids
+
+    result = get_experiment("chechik-fair").run(fast=True, random_state=0, n_jobs=1,
+                                                data_dir=None)
+    (curve,) = result.curves
+    frame = curve.frame
+    assert tuple(frame.columns) == CURVE_COLUMNS
+    assert set(frame.estimator) == set(fair_grids(fast=True)) | {"bayes"}
+    assert frame.error.between(0, 1).all()
+    assert frame.groupby("estimator").size().eq(2).all()  # 2 repeats of one setting
+    # the Bayes error is an expectation, strictly inside (0, 0.5)
+    bayes = frame[frame.estimator == "bayes"].error
+    assert bayes.between(0.0, 0.5, inclusive="neither").all()
+
+
+def test_fair_grids_give_geometric_the_zero_fill_grid_and_its_iterations():
+    from robustclf.experiments.chechik import fair_grids
+
+    grids = fair_grids(fast=False)
+    geometric, grid = grids["geometric"]
+    assert grid["C"] == grids["zero"][1]["svc__C"]
+    assert 0 in grid["max_iter"] and max(grid["max_iter"]) >= 5
+    assert geometric.early_stopping is False
+    # every imputed SVM keeps a free intercept (libsvm SVC) and the same C grid
+    for name in ("zero", "mean", "zero+indicators"):
+        pipe, g = grids[name]
+        assert type(pipe[-1]).__name__ == "SVC" and g == grids["zero"][1]
+    assert grids["zero+indicators"][0][0].add_indicator is True
+
+
+class _Recorder(ClassifierMixin, BaseEstimator):
+    """Majority-class classifier that records how many rows every fit sees."""
+
+    seen = []
+
+    def __init__(self, tag=0):
+        self.tag = tag
+
+    def fit(self, X, y):
+        _Recorder.seen.append((self.tag, X.shape[0]))
+        self.classes_, counts = np.unique(y, return_counts=True)
+        self.majority_ = self.classes_[np.argmax(counts)]
+        return self
+
+    def predict(self, X):
+        return np.full(X.shape[0], self.majority_)
+
+
+def test_fair_comparison_same_splits_and_refit_on_all_training_rows():
+    from robustclf.experiments.chechik import FAIR_SETTINGS, fair_comparison
+
+    _Recorder.seen = []
+    grids = {"a": (_Recorder(), {"tag": [1, 2]}), "b": (_Recorder(), {"tag": [3]})}
+    frame = fair_comparison({2: FAIR_SETTINGS[2]}, n_train=60, n_test=40, n_repeats=1,
+                            grids=grids, inner_folds=3, random_state=0, n_jobs=1)
+    sizes = [n for _, n in _Recorder.seen]
+    # 2 candidates x 3 folds + refit for "a", 1 x 3 + refit for "b"; refits see all 60 rows
+    assert len(sizes) == 6 + 1 + 3 + 1
+    assert sizes.count(60) == 2 and all(n == 40 for n in sizes if n != 60)
+    assert set(frame.estimator) == {"a", "b", "bayes"}
+    assert frame.loc[frame.estimator == "a", "best_params"].iloc[0].startswith("{'tag'")
+
+
+def test_fair_comparison_is_deterministic():
+    from robustclf.experiments.chechik import FAIR_SETTINGS, fair_comparison, fair_grids
+
+    grids = {k: v for k, v in fair_grids(fast=True).items() if k in ("zero", "per-pattern")}
+    kw = dict(n_train=60, n_test=100, n_repeats=2, grids=grids, inner_folds=2, random_state=3)
+    a = fair_comparison({5: FAIR_SETTINGS[5]}, **kw)
+    b = fair_comparison({5: FAIR_SETTINGS[5]}, **kw)
+    np.testing.assert_array_equal(a.error, b.error)
+
+
+def _patterned(seed=0, n=300):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 4))
+    group = rng.integers(0, 2, n)
+    X[group == 0, 3] = np.nan
+    y = np.where(group == 0, X[:, 0] > 0, X[:, 3] > 0).astype(int)
+    return X, y, group
+
+
+def test_per_pattern_svc_fits_one_svm_per_pattern():
+    from sklearn.svm import SVC
+
+    from robustclf.experiments.chechik import PerPatternSVC
+
+    X, y, group = _patterned()
+    X_before = X.copy()
+    model = PerPatternSVC(C=0.5).fit(X, y)
+    np.testing.assert_array_equal(X, X_before)
+    assert model.patterns_.shape == (2, 4)
+    for mask, fitted in zip(model.patterns_, model.models_, strict=True):
+        rows = (~np.isnan(X) == mask).all(axis=1)
+        ref = SVC(kernel="linear", C=0.5).fit(X[np.ix_(rows, mask)], y[rows])
+        np.testing.assert_allclose(fitted.coef_, ref.coef_)
+        np.testing.assert_array_equal(model.predict(X[rows]),
+                                      ref.predict(X[np.ix_(rows, mask)]))
+    # the rule of each pattern is learned: training error is small on both
+    assert np.mean(model.predict(X) != y) < 0.05
+
+
+def test_per_pattern_svc_unseen_pattern_and_single_class_pattern():
+    from robustclf.experiments.chechik import PerPatternSVC
+
+    X, y, group = _patterned(1)
+    y = np.where(group == 0, 1, y)  # pattern 0 has one class only
+    model = PerPatternSVC().fit(X, y)
+    assert np.all(model.predict(X[group == 0]) == 1)
+    new = X[:5].copy()
+    new[:, 1] = np.nan  # a pattern never seen in training: the zero-fill fallback
+    np.testing.assert_array_equal(model.predict(new),
+                                  model.fallback_.predict(np.nan_to_num(new, nan=0.0)))
+
+
+@pytest.mark.parametrize("kwargs, y, match", [
+    ({}, np.arange(300) % 3, "binary"),
+    ({"C": 0.0}, None, "C must be positive"),
+])
+def test_per_pattern_svc_bad_input(kwargs, y, match):
+    from robustclf.experiments.chechik import PerPatternSVC
+
+    X, y0, _ = _patterned()
+    with pytest.raises(ValueError, match=match):
+        PerPatternSVC(**kwargs).fit(X, y0 if y is None else y)

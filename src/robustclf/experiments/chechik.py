@@ -20,12 +20,18 @@ from itertools import product
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
 
+from .._compat import validate_data
+from .._validation import check_positive
 from ..corruption import RandomDeletion
 from ..datasets import (
     load_breast_cancer_wisconsin,
@@ -34,11 +40,13 @@ from ..datasets import (
     make_structurally_missing,
     make_subtype_missing,
 )
+from ..evaluation import CURVE_COLUMNS
 from ..missing import GeometricMarginSVC, make_imputation_baseline
 from ._base import CurveResult, Experiment, ExperimentResult, register_experiment
 
 __all__ = ["method_grids", "cached_method_grids", "cross_validated_errors", "run_mcar",
-           "run_structural", "run_votes", "SUBTYPE_PARTS", "SUBTYPE_SETTINGS"]
+           "run_structural", "run_votes", "SUBTYPE_PARTS", "SUBTYPE_SETTINGS",
+           "PerPatternSVC", "FAIR_SETTINGS", "fair_grids", "fair_comparison", "run_fair"]
 
 _PAPER = "Chechik, Heitz, Elidan, Abbeel & Koller, NIPS 2007"
 _METHODS = ("zero", "mean", "flags", "knn", "em", "geometric", "geometric-eq7")
@@ -290,3 +298,228 @@ register_experiment(Experiment("chechik-structural", _PAPER,
                                run_structural))
 register_experiment(Experiment("chechik-votes", _PAPER,
                                "congressional votes, '?' as absent", run_votes))
+
+
+# --------------------------------------------------------------------------------------------
+# Fair protocol (issue 15): same rows, same inner CV, refit on all rows, Bayes error reported.
+# --------------------------------------------------------------------------------------------
+
+class PerPatternSVC(ClassifierMixin, BaseEstimator):
+    """One linear SVM per missingness pattern, on the features that pattern has.
+
+    The training rows are grouped by their NaN pattern; each group gets its own
+    :class:`~sklearn.svm.SVC` (linear kernel, free intercept) on its observed columns. A group
+    with a single class predicts that class. A row whose pattern never occurred in training is
+    classified by a fallback SVM fitted on all training rows with NaN read as 0 (the zero-fill
+    SVM); ``n_unseen_`` counts nothing, prediction never fails on a new pattern.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Inverse regularisation of every SVM (the same for all patterns).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    patterns_ : bool ndarray of shape (n_patterns, n_features)
+        The observed-feature masks seen in training.
+    models_ : list
+        Per pattern, a fitted SVC or the single class (a scalar) of that pattern.
+    fallback_ : SVC
+        The zero-fill SVM used for patterns not seen in training.
+    """
+
+    def __init__(self, C: float = 1.0):
+        self.C = C
+
+    def _svc(self):
+        return SVC(kernel="linear", C=self.C, max_iter=SVC_MAX_ITER)
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.size != 2:
+            raise ValueError(f"PerPatternSVC is binary; y has {self.classes_.size} classes.")
+        check_positive(self.C, "C")
+        observed = ~np.isnan(X)
+        self.patterns_, inverse = np.unique(observed, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        self.models_ = []
+        for k, mask in enumerate(self.patterns_):
+            rows = inverse == k
+            labels = np.unique(y[rows])
+            if labels.size == 1 or not mask.any():
+                self.models_.append(labels[0] if labels.size == 1 else self._majority(y))
+                continue
+            self.models_.append(self._svc().fit(X[np.ix_(rows, mask)], y[rows]))
+        self.fallback_ = self._svc().fit(np.nan_to_num(X, nan=0.0), y)
+        return self
+
+    @staticmethod
+    def _majority(y):
+        values, counts = np.unique(y, return_counts=True)
+        return values[np.argmax(counts)]
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan")
+        observed = ~np.isnan(X)
+        out = self.fallback_.predict(np.nan_to_num(X, nan=0.0))
+        keys = {m.tobytes(): k for k, m in enumerate(self.patterns_)}
+        patterns, inverse = np.unique(observed, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        for j, mask in enumerate(patterns):
+            k = keys.get(mask.tobytes())
+            if k is None:
+                continue
+            rows = inverse == j
+            model = self.models_[k]
+            out[rows] = (model.predict(X[np.ix_(rows, mask)]) if isinstance(model, SVC)
+                         else model)
+        return out
+
+
+#: Generator settings of the fair comparison (level -> (label, make_subtype_missing kwargs)).
+#: All use the 4 subtypes of ``SUBTYPE_PARTS`` and label noise N(0, 0.3^2) in each subspace; an
+#: ``n_train`` entry overrides the number of training rows of that setting.
+FAIR_SETTINGS = {
+    1: ("one shared rule (the paper's model)", dict(coef_similarity=1.0)),
+    2: ("own rule per subtype", dict(coef_similarity=0.0)),
+    3: ("shared rule, own threshold per subtype",
+        dict(coef_similarity=1.0, subtype_threshold=1.0)),
+    4: ("own rule and own threshold per subtype",
+        dict(coef_similarity=0.0, subtype_threshold=1.0)),
+    5: ("shared rule, absence depends on the label",
+        dict(coef_similarity=1.0, label_absence=0.3)),
+    6: ("own rule per subtype, d >> n (d = 600, 150 training rows)",
+        dict(coef_similarity=0.0, block_size=100, n_train=150)),
+}
+
+
+def fair_grids(*, fast: bool, random_state: int = 0) -> dict[str, tuple]:
+    """Every method of the fair comparison: ``name -> (estimator, param_grid)``.
+
+    Linear models throughout, free intercept (libsvm). Full mode: C in {0.01, 0.1, 1, 10} for
+    every SVM; the geometric margin also chooses its iteration count in {0, 1, 2, 5} (iterate
+    0 is the zero-fill SVM, so its grid contains the zero-fill grid); HistGradientBoosting
+    chooses ``learning_rate`` in {0.05, 0.1} x ``max_leaf_nodes`` in {7, 31}. Fast mode: C = 1,
+    iterations {0, 1}, one boosting setting.
+    """
+    Cs = [1.0] if fast else [0.01, 0.1, 1.0, 10.0]
+
+    def svc():
+        return SVC(kernel="linear", max_iter=SVC_MAX_ITER)
+
+    def imputed(**kw):
+        return make_pipeline(SimpleImputer(keep_empty_features=True, **kw), svc())
+
+    svc_grid = {"svc__C": Cs}
+    geometric = GeometricMarginSVC(kernel="linear", bias="scaled", early_stopping=False,
+                                   random_state=random_state)
+    hgb = HistGradientBoostingClassifier(early_stopping=False, random_state=random_state)
+    return {
+        "zero": (imputed(strategy="constant", fill_value=0.0), svc_grid),
+        "mean": (imputed(strategy="mean"), svc_grid),
+        "zero+indicators": (imputed(strategy="constant", fill_value=0.0, add_indicator=True),
+                            svc_grid),
+        "hgb-nan": (hgb, {"learning_rate": [0.1], "max_leaf_nodes": [7]} if fast else
+                    {"learning_rate": [0.05, 0.1], "max_leaf_nodes": [7, 31]}),
+        "per-pattern": (PerPatternSVC(), {"C": Cs}),
+        "geometric": (geometric, {"C": Cs, "max_iter": [0, 1] if fast else [0, 1, 2, 5]}),
+    }
+
+
+def _fit_one(name, estimator, grid, X_tr, y_tr, X_te, y_te, splits):
+    """Inner CV on the given splits, refit on all training rows, test error and chosen params."""
+    search = GridSearchCV(estimator, grid, cv=splits, scoring="accuracy", refit=True,
+                          error_score="raise")
+    t0 = time.perf_counter()
+    search.fit(X_tr, y_tr)
+    t1 = time.perf_counter()
+    error = float(np.mean(search.predict(X_te) != y_te))
+    best = search.best_estimator_
+    fit_s = search.refit_time_
+    return dict(estimator=name, error=error, fit_seconds=fit_s,
+                search_seconds=t1 - t0, predict_seconds=time.perf_counter() - t1,
+                best_params=repr(search.best_params_), refit_type=type(best).__name__)
+
+
+def fair_comparison(settings: dict, *, n_train: int, n_test: int, n_repeats: int,
+                    grids: dict[str, tuple], inner_folds: int = 3, random_state: int = 0,
+                    n_jobs=None) -> pd.DataFrame:
+    """Test errors of every method under the fair protocol, with the Bayes error.
+
+    For every setting and repeat ``r``, one sample of ``n_train + n_test`` rows is drawn from
+    :func:`~robustclf.datasets.make_subtype_missing` (seed ``random_state + 1000 * level + r``;
+    the part table is ``SUBTYPE_PARTS``, noise 0.3 in each subspace) and split in two. Every
+    method then runs :class:`~sklearn.model_selection.GridSearchCV` on the *same* inner
+    stratified ``inner_folds``-fold splits of the training rows, with accuracy as the
+    criterion, and is refitted on all training rows; its error is measured on the test rows.
+    A setting's own ``n_train`` entry (see ``FAIR_SETTINGS``) replaces ``n_train``.
+    The row ``estimator="bayes"`` holds the Bayes error of the test rows,
+    ``mean(min(p, 1 - p))`` with ``p`` the generator's exact posterior given the observed row.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        The curve columns (``corruption="SubtypeAbsence"``, ``level_name="setting"``,
+        ``repeat`` = r) plus ``search_seconds`` (the whole grid search) and ``best_params``.
+    """
+    tasks, bayes = [], []
+    for level, (_, kw) in settings.items():
+        kw = {"noise_std": 0.3, "n_train": n_train, **kw}
+        n_tr = kw.pop("n_train")
+        for r in range(n_repeats):
+            X, y, p = make_subtype_missing(n_tr + n_test, n_subtypes=4, n_blocks=6,
+                                           **{"block_size": 3, **kw},
+                                           subtype_blocks=SUBTYPE_PARTS, return_posterior=True,
+                                           random_state=random_state + 1000 * level + r)
+            tr, te = slice(0, n_tr), slice(n_tr, None)
+            folds = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state + r)
+            splits = list(folds.split(X[tr], y[tr]))
+            bayes.append(dict(estimator="bayes", level=level, repeat=r,
+                              error=float(np.minimum(p[te], 1 - p[te]).mean()),
+                              fit_seconds=0.0, search_seconds=0.0, predict_seconds=0.0,
+                              best_params="", refit_type=""))
+            for name, (est, grid) in grids.items():
+                tasks.append(((level, r), name, est, grid, X[tr], y[tr], X[te], y[te], splits))
+    out = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(name, clone(est), grid, *rest)
+                                  for _, name, est, grid, *rest in tasks)
+    rows = [dict(res, level=key[0], repeat=key[1])
+            for (key, *_), res in zip(tasks, out, strict=True)] + bayes
+    frame = pd.DataFrame(rows)
+    frame["corruption"] = "SubtypeAbsence"
+    frame["level_name"] = "setting"
+    return frame[[*CURVE_COLUMNS, "search_seconds", "best_params"]]
+
+
+def run_fair(*, fast: bool = False, random_state: int = 0, n_jobs=None,
+             data_dir=None) -> ExperimentResult:
+    """Fair-protocol comparison on the subtype generator (issue 15), Bayes error included.
+
+    Full mode: the six ``FAIR_SETTINGS``, 400 training rows (setting 6: 150) and 4,000 test
+    rows, 10 repeats.
+    Fast mode: setting 4 only, 80 / 200 rows, 2 repeats, 2 inner folds, one-point grids.
+    """
+    settings = {4: FAIR_SETTINGS[4]} if fast else FAIR_SETTINGS
+    frame = fair_comparison(settings, n_train=80 if fast else 400,
+                            n_test=200 if fast else 4000, n_repeats=2 if fast else 10,
+                            grids=fair_grids(fast=fast, random_state=random_state),
+                            inner_folds=2 if fast else 3, random_state=random_state,
+                            n_jobs=n_jobs)
+    table = "; ".join(f"{k}: {label}" for k, (label, _) in settings.items())
+    curve = CurveResult(
+        "fair_subtypes", "Subtypes, fair protocol: same rows, same inner CV, refit",
+        "generator setting", frame[list(CURVE_COLUMNS)], spread="sem",
+        intro="`make_subtype_missing` with the 4 subtypes of `SUBTYPE_PARTS`; every method "
+              "chooses its hyper-parameters by the same inner CV (GridSearchCV, same splits, "
+              "accuracy) and is refitted on all training rows; the geometric margin's "
+              f"iteration count is one of them. 'bayes' is the Bayes error. Settings ({table}).")
+    return ExperimentResult("Chechik et al. (2007): fair protocol on structured absence",
+                            __doc__.split("\n\n", 1)[1], [curve])
+
+
+register_experiment(Experiment("chechik-fair", _PAPER,
+                               "fair protocol, practitioner baselines, Bayes error (subtypes)",
+                               run_fair))
