@@ -1,0 +1,43 @@
+"""Rerun of issue 15 (25 Nov 2026): the Dekel & Shamir experiments stage by stage.
+
+Usage: ``python run_issue15.py STAGE [STAGE ...]`` with stages such as ``sanity``,
+``fig1-spambase-R`` (repeat R, fixed grid), ``fig1-mnist47-R``, ``fig2-PART-tuned-N`` (PART in
+spambase_mi, spambase_uniform; exact LP, tuned on 1/9 of each training fold, FDROP left out) or
+``fig2-mnist47_mi-N`` (2,000 rows, 5 folds, untuned, first-order LP). Each stage writes its
+report, CSV and PNG with :func:`robustclf.report.write_experiment` into
+``issue15_2026-11-25/<stage>/``. Run with ``OMP_NUM_THREADS=1``.
+"""
+
+import sys
+import time
+from pathlib import Path
+
+from robustclf.experiments.dekel_shamir import run_greedy, run_random_deletion, run_sanity
+from robustclf.report import write_experiment
+
+OUT = Path(__file__).parent / "issue15_2026-11-25"
+FIXED_GRID = {"spambase": [0, 2, 4, 8, 16], "mnist47": [0, 25, 50, 100, 200]}
+
+
+def stage(name: str):
+    kind, *rest = name.split("-")
+    if kind == "sanity":
+        return run_sanity(random_state=0)
+    if kind == "fig1":
+        dataset, rep = rest
+        return run_random_deletion(datasets=[dataset], repeats=[int(rep)], budgets=FIXED_GRID,
+                                   random_state=0)
+    part, *mode, budget = rest
+    if mode == ["tuned"]:
+        return run_greedy(parts=[part], budgets={part: [float(budget)]}, tune=True,
+                          lp_options={"spambase": {}}, methods=["LP", "Perceptron", "SVM"],
+                          random_state=0)
+    return run_greedy(parts=[part], budgets={part: [float(budget)]}, folds=5,
+                      max_rows={"mnist47": 2000}, random_state=0)
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        start = time.perf_counter()
+        path = write_experiment(stage(name), OUT / name)
+        print(f"{name}: {time.perf_counter() - start:.0f} s -> {path}", flush=True)
