@@ -1,5 +1,7 @@
 """Fast modes of the Chechik et al. (2007) experiments."""
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -124,6 +126,10 @@ def test_fair_fast_runs_every_method_and_the_bayes_error():
     # the Bayes error is an expectation, strictly inside (0, 0.5)
     bayes = frame[frame.estimator == "bayes"].error
     assert bayes.between(0.0, 0.5, inclusive="neither").all()
+    # the report gives paired differences against the zero-fill SVM, not only means
+    assert "estimator − zero" in curve.intro
+    assert re.search(r"geometric [+-]\d+\.\d \[[+-]", curve.intro)
+    assert "Fair protocol" in result.preamble
 
 
 def test_fair_grids_give_geometric_the_zero_fill_grid_and_its_iterations():
