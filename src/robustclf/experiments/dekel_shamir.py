@@ -62,8 +62,8 @@ def _svm(C: float) -> SVC:
     return SVC(kernel="linear", C=C)
 
 
-def paired_table(frame: pd.DataFrame, reference: str = "SVM", *,
-                 confidence: float = 0.95) -> pd.DataFrame:
+def paired_table(frame: pd.DataFrame, reference: str = "SVM", *, confidence: float = 0.95,
+                 level_label: str = "N") -> pd.DataFrame:
     """Paired differences against ``reference``, one cell ``"mean [low, high]"`` per level.
 
     Each estimator's error minus the reference's on the same repeat or fold (the same rows and
@@ -79,6 +79,8 @@ def paired_table(frame: pd.DataFrame, reference: str = "SVM", *,
         The estimator subtracted.
     confidence : float, default=0.95
         Level of the interval.
+    level_label : str, default="N"
+        Name of the level in the column labels (``"N = 2"``), e.g. ``"margin"``.
 
     Returns
     -------
@@ -91,7 +93,7 @@ def paired_table(frame: pd.DataFrame, reference: str = "SVM", *,
                                          strict=True)]
     table = diff.pivot_table(index="estimator", columns="level", values="cell",
                              aggfunc="first", sort=False)
-    table.columns = [f"N = {c:g}" for c in table.columns]
+    table.columns = [f"{level_label} = {c:g}" for c in table.columns]
     table.index.name = f"minus {reference}"
     return table
 
