@@ -5,7 +5,12 @@ import pandas as pd
 import pytest
 
 from robustclf.experiments import get_experiment
-from robustclf.experiments.chen import select_per_level
+from robustclf.experiments._chen_common import BASELINES, make_estimator
+from robustclf.experiments.chen import paired_versus_baselines, select_per_level
+from robustclf.linear import DropoutSVC
+
+DROPOUT = ("Dropout-SVM (bound)", "Dropout-SVM (gaussian)", "Dropout-Logistic (bound)",
+           "Dropout-Logistic (gaussian)")
 
 NAMES = ("dropout-mnist-nightmare", "dropout-amazon-explicit", "dropout-amazon-q")
 
@@ -61,22 +66,71 @@ def _check_frame(curve):
     assert curve.paper is None  # the paper gives figures only for these experiments
 
 
+def test_paired_versus_baselines_pairs_every_dropout_model_with_each_baseline():
+    rng = np.random.default_rng(0)
+    names = [*BASELINES, "Dropout-SVM (gaussian)", "MCF-Logistic"]
+    frame = pd.DataFrame([(n, lvl, r, rng.uniform(0.1, 0.5)) for n in names
+                          for lvl in (0.0, 0.5) for r in range(3)],
+                         columns=["estimator", "level", "repeat", "error"])
+    d = paired_versus_baselines(frame)
+    assert d["reference"].tolist() == [BASELINES[0]] * 2 + [BASELINES[1]] * 2
+    assert set(d["estimator"]) == {"Dropout-SVM (gaussian)"}  # MCF is not a dropout model
+    err = frame.set_index(["estimator", "level", "repeat"])["error"]
+    for row in d.itertuples():
+        diff = (err["Dropout-SVM (gaussian)"] - err[row.reference])[row.level]
+        assert row.mean == pytest.approx(diff.mean())
+        half = 4.302652729911275 * diff.std(ddof=1) / np.sqrt(3)  # t(0.975, 2 df)
+        assert row.ci_high - row.mean == pytest.approx(half)
+        assert row.n_pairs == 3
+    with pytest.raises(ValueError, match="none of the baselines"):
+        paired_versus_baselines(frame[~frame["estimator"].isin(BASELINES)])
+
+
+def test_free_bias_baseline_is_the_papers_svm_and_linearsvc_is_not():
+    # The paper's hinge-L2 SVM with an unregularised bias: DropoutSVC(q=0) solves the same
+    # problem (libsvm, one-vs-rest), so both give the same classifier; liblinear's LinearSVC
+    # penalises its bias and lands elsewhere.
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16.0, y[:300]
+    free = make_estimator("Hinge-L2 (SVC, free bias)", 0.0, 0.1).fit(X, y)
+    ref = DropoutSVC(q=0.0, C=0.1).fit(X, y)
+    assert ref.solver_ == "libsvm"
+    np.testing.assert_allclose(free.decision_function(X), ref.decision_function(X),
+                               atol=2e-3)
+    np.testing.assert_array_equal(free.predict(X), ref.predict(X))
+    penalised = make_estimator("Hinge-L2 (LinearSVC)", 0.0, 0.1).fit(X, y)
+    intercepts = np.array([e.intercept_[0] for e in free.estimators_])
+    assert np.abs(penalised.intercept_ - intercepts).max() > 0.05
+
+
 def test_mnist_nightmare_fast_mode():
     result = _run_or_skip("dropout-mnist-nightmare")
     assert [c.name for c in result.curves] == ["mnist_nightmare_per_level",
-                                               "mnist_nightmare_clean_selection"]
-    for curve in result.curves:
+                                               "mnist_nightmare_clean_selection",
+                                               "mnist_nightmare_paired_differences"]
+    for curve in result.curves[:2]:
         _check_frame(curve)
         frame = curve.frame
         assert set(frame["level"]) == {0.0, 0.5}
-        assert {"Dropout-SVM (bound)", "Dropout-SVM (gaussian)", "Dropout-Logistic (bound)",
-                "Dropout-Logistic (gaussian)", "MCF-Quadratic", "MCF-Logistic",
-                "Hinge-L2 (LinearSVC)", "LogisticRegression", "FDROP"} == set(frame["estimator"])
+        assert {*DROPOUT, "MCF-Quadratic", "MCF-Logistic", *BASELINES, "LogisticRegression",
+                "FDROP"} == set(frame["estimator"])
         assert (frame.loc[frame["estimator"] == "LogisticRegression", "q"] == 0).all()
         assert (frame.loc[frame["estimator"] == "FDROP", "q"] == 10).all()  # q holds FDROP's K
         # deleting half the pixels hurts every model
         wide = frame.pivot_table(index="estimator", columns="level", values="error")
         assert (wide[0.5] > wide[0.0]).all()
+    # the differences curve: every dropout model minus each baseline, draw by draw
+    per_level = result.curves[0].frame.set_index(["estimator", "level", "repeat"])["error"]
+    diffs = result.curves[2]
+    assert diffs.spread == "sem" and diffs.ylabel.startswith("paired difference")
+    assert set(diffs.frame["estimator"]) == {f"{m} − {b}" for m in DROPOUT for b in BASELINES}
+    for row in diffs.frame.itertuples():
+        model, base = row.estimator.split(" − ")
+        assert row.error == pytest.approx(per_level[model, row.level, row.repeat]
+                                          - per_level[base, row.level, row.repeat])
+    assert "| Dropout-SVM (gaussian) − Hinge-L2 (SVC, free bias) |" in diffs.intro
 
 
 def test_amazon_explicit_fast_mode():
