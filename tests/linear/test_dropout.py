@@ -47,7 +47,7 @@ def test_q0_is_the_linear_svm_with_free_bias(data, solver):
     ref = SVC(kernel="linear", C=C, tol=1e-12).fit(X, y)
     # IRLS converges linearly: 3000 steps reach a relative gradient of 1e-8, not 1e-9
     tight = dict(TIGHT, tol=1e-8) if solver == "irls" else TIGHT
-    model = DropoutSVC(C=C, solver=solver, **tight).fit(X, y)
+    model = DropoutSVC(C=C, solver=solver, objective="bound", **tight).fit(X, y)
     f_ref = _svm_objective(ref.coef_[0], ref.intercept_[0], X, y, C)
     f = _svm_objective(model.coef_[0], model.intercept_[0], X, y, C)
     assert f <= f_ref * (1 + 1e-7)
@@ -109,7 +109,8 @@ def test_dense_and_sparse_inputs_give_the_same_model(Est, objective):
 @pytest.mark.parametrize("Est", [DropoutSVC, DropoutLogisticRegression])
 def test_all_solvers_reach_the_same_model(Est):
     X, y = _overlapping()
-    models = [Est(q=0.3, solver=s, tol=1e-10, max_iter=3000).fit(X, y)
+    models = [Est(q=0.3, C=1.0, objective="bound", solver=s, tol=1e-10,
+                  max_iter=3000).fit(X, y)
               for s in ("newton", "irls", "lbfgs")]
     for other in models[1:]:
         np.testing.assert_allclose(other.coef_, models[0].coef_, rtol=1e-4, atol=1e-6)
@@ -144,7 +145,7 @@ def test_noise_options():
                    {"noise": "poisson"}, {"noise": GaussianNoise(0.3)}):
         model = DropoutSVC(**kwargs).fit(X, y)
         assert model.score(X, y) > 0.6
-    assert DropoutSVC().fit(X, y).noise_.get_params() == DropoutNoise(0.5).get_params()
+    assert DropoutSVC().fit(X, y).noise_.get_params() == DropoutNoise(0.2).get_params()
     a = DropoutSVC(noise="gaussian", q=0.3).fit(X, y)
     b = DropoutSVC(noise=GaussianNoise(0.3)).fit(X, y)
     np.testing.assert_allclose(a.coef_, b.coef_)

@@ -84,8 +84,9 @@ def test_integer_weights_equal_repeated_rows_on_ten_digit_classes(Est, params, s
 def test_sparse_weighted_fit_equals_the_dense_one(Est):
     X, y = _digits(300)
     w = np.random.default_rng(1).uniform(0.0, 3.0, size=y.size)
-    dense = _fit(Est(q=0.5, tol=1e-9), X, y, sample_weight=w)
-    sparse = _fit(Est(q=0.5, tol=1e-9), sp.csr_matrix(X), y, sample_weight=w)
+    params = dict(q=0.5, C=1.0, objective="bound", tol=1e-9)
+    dense = _fit(Est(**params), X, y, sample_weight=w)
+    sparse = _fit(Est(**params), sp.csr_matrix(X), y, sample_weight=w)
     _assert_same_model(dense, sparse, X, 1e-7)
 
 
@@ -140,8 +141,8 @@ def test_sub_sampled_hessian_and_float32_paths_honour_the_weights(monkeypatch):
     monkeypatch.setattr(problem, "_FLOAT32_MIN_SIZE", 1000)
     X, y = _digits(600)
     w = _integer_weights(y.size, seed=3)
-    weighted = _fit(DropoutLogisticRegression(q=0.5, tol=1e-8), X, y, sample_weight=w)
-    repeated = _fit(DropoutLogisticRegression(q=0.5, tol=1e-8), *_repeated(X, y, w))
+    weighted = _fit(DropoutLogisticRegression(q=0.5, C=1.0, tol=1e-8), X, y, sample_weight=w)
+    repeated = _fit(DropoutLogisticRegression(q=0.5, C=1.0, tol=1e-8), *_repeated(X, y, w))
     _assert_same_model(weighted, repeated, X, 1e-5)
     w = np.ones(y.size)
     w[::3] = 0.0
@@ -194,7 +195,7 @@ def test_weighted_default_fit_matches_the_independent_oracle(Est):
         pytest.importorskip("cvxpy")
     X, y = _digits(150)
     w = np.random.default_rng(4).uniform(0.0, 3.0, size=y.size)
-    model = _fit(Est(q=0.5, C=1.0), X, y, sample_weight=w)
+    model = _fit(Est(q=0.5, C=1.0, objective="bound"), X, y, sample_weight=w)
     kind = "hinge" if Est is DropoutSVC else "logistic"
     coef, intercept, f_opt = oracle.solve_ovr(kind, X, y, 0.5, 1.0, sample_weight=w)
     f = oracle.objectives(kind, model.coef_, model.intercept_, X, y, 0.5, 1.0, sample_weight=w)
@@ -244,7 +245,7 @@ def test_nan_at_predict_equals_zero_in_the_model_input(Est):
 @pytest.mark.parametrize("Est", ESTIMATORS)
 def test_nan_behind_a_standard_scaler_is_the_training_mean(Est):
     X, y = _digits(300)
-    pipe = make_pipeline(StandardScaler(), Est(q=0.5))
+    pipe = make_pipeline(StandardScaler(), Est(q=0.5, objective="bound"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # constant pixels: 0 / 0 in scaling
         _fit(pipe, X, y)
