@@ -1,4 +1,4 @@
-"""Command line: ``robustclf demo | list | curve | certify | reproduce``.
+"""Command line: ``robustclf demo | list | curve | certify | reproduce | benchmark``.
 
 A thin layer: it parses arguments, calls the public functions (experiments, robustness curves,
 reports) and prints where the results went. No computation lives here.
@@ -87,6 +87,22 @@ def _build_parser() -> argparse.ArgumentParser:
                               "needs an imputer in its pipeline) or 0 (the papers' raw zero)")
     certify.add_argument("--time-limit", type=float, default=None,
                          help="seconds of exact solving per budget (default: 30)")
+
+    bench = sub.add_parser(
+        "benchmark", help="every classifier on every data set under every threat: one table")
+    bench.add_argument("--output", type=Path, default=Path("robustclf-benchmark"),
+                       help="folder for benchmark.md and benchmark_data/ (default: "
+                            "robustclf-benchmark)")
+    bench.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    bench.add_argument("--data-dir", type=Path, default=None,
+                       help="folder of the public datasets (default: $ROBUSTCLF_DATA)")
+    bench.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    size = bench.add_mutually_exclusive_group()
+    size.add_argument("--fast", action="store_const", const="fast", dest="mode",
+                      help="one small data set, no selection (the tests)")
+    size.add_argument("--medium", action="store_const", const="medium", dest="mode",
+                      help="the bundled data and spambase, one split")
+    bench.set_defaults(mode="full")
 
     reproduce = sub.add_parser("reproduce", help="run a paper reproduction")
     reproduce.add_argument("name", help="experiment name (see `robustclf list`)")
@@ -357,11 +373,28 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_benchmark(args) -> int:
+    import time
+
+    from .experiments.benchmark import run_benchmark, write_benchmark
+
+    start = time.perf_counter()
+    frame = run_benchmark(mode=args.mode, random_state=args.seed, data_dir=args.data_dir,
+                          progress=_progress(args))
+    flag = "" if args.mode == "full" else f" --{args.mode}"
+    seed = "" if args.seed == 0 else f" --seed {args.seed}"
+    path = write_benchmark(frame, args.output, command=f"robustclf benchmark{flag}{seed}",
+                           seconds=time.perf_counter() - start)
+    print(f"benchmark written to {path.resolve()}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``robustclf`` command."""
     args = _build_parser().parse_args(argv)
     handler = {"demo": _cmd_demo, "list": _cmd_list, "curve": _cmd_curve,
-               "certify": _cmd_certify, "reproduce": _cmd_reproduce}[args.command]
+               "certify": _cmd_certify, "reproduce": _cmd_reproduce,
+               "benchmark": _cmd_benchmark}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:
