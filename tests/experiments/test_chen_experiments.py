@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from robustclf.experiments import get_experiment
-from robustclf.experiments._chen_common import BASELINES, make_estimator
+from robustclf.experiments import _chen_common, get_experiment
+from robustclf.experiments._chen_common import BASELINES, FreeBiasLinearSVC, make_estimator
 from robustclf.experiments.chen import paired_versus_baselines, select_per_level
 from robustclf.linear import DropoutSVC
 
@@ -90,10 +90,7 @@ def test_free_bias_baseline_is_the_papers_svm_and_linearsvc_is_not():
     # The paper's hinge-L2 SVM with an unregularised bias: DropoutSVC(q=0) solves the same
     # problem (libsvm, one-vs-rest), so both give the same classifier; liblinear's LinearSVC
     # penalises its bias and lands elsewhere.
-    from sklearn.datasets import load_digits
-
-    X, y = load_digits(return_X_y=True)
-    X, y = X[:300] / 16.0, y[:300]
+    X, y = _digits()
     free = make_estimator("Hinge-L2 (SVC, free bias)", 0.0, 0.1).fit(X, y)
     ref = DropoutSVC(q=0.0, C=0.1).fit(X, y)
     assert ref.solver_ == "libsvm"
@@ -101,8 +98,44 @@ def test_free_bias_baseline_is_the_papers_svm_and_linearsvc_is_not():
                                atol=2e-3)
     np.testing.assert_array_equal(free.predict(X), ref.predict(X))
     penalised = make_estimator("Hinge-L2 (LinearSVC)", 0.0, 0.1).fit(X, y)
-    intercepts = np.array([e.intercept_[0] for e in free.estimators_])
-    assert np.abs(penalised.intercept_ - intercepts).max() > 0.05
+    assert np.abs(penalised.intercept_ - free.intercept_).max() > 0.05
+
+
+def _digits(n=300):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return X[:n] / 16.0, y[:n]
+
+
+def test_free_bias_svc_gram_and_linear_kernel_paths_agree(monkeypatch):
+    X, y = _digits(200)
+    gram = FreeBiasLinearSVC(C=1.0).fit(X, y)
+    # a certificate: P - D >= 0 always; at tol=1e-3 the gap is about 1e-3 relative or less
+    assert (gram.duality_gap_ >= -1e-9).all() and gram.duality_gap_.max() < 5e-3
+    tight = FreeBiasLinearSVC(C=1.0, tol=1e-6).fit(X, y)
+    assert tight.duality_gap_.max() < 1e-5
+    monkeypatch.setattr(_chen_common, "GRAM_MAX_ROWS", 10)   # libsvm computes the kernel
+    direct = FreeBiasLinearSVC(C=1.0).fit(X, y)
+    np.testing.assert_allclose(direct.coef_, gram.coef_, atol=1e-6)
+    np.testing.assert_allclose(direct.intercept_, gram.intercept_, atol=1e-6)
+    np.testing.assert_array_equal(direct.n_iter_, gram.n_iter_)
+
+
+def test_free_bias_svc_two_classes_and_bad_input():
+    X, y = _digits(200)
+    labels = np.where(y == 3, "three", "other")
+    clf = FreeBiasLinearSVC(C=0.5).fit(X, labels)
+    assert clf.coef_.shape == (1, 64) and clf.decision_function(X).shape == (200,)
+    # class 1 ("three") is the positive class, as in scikit-learn
+    np.testing.assert_array_equal(clf.predict(X) == "three", clf.decision_function(X) > 0)
+    assert clf.score(X, labels) > 0.95
+    with pytest.raises(ValueError, match="C must be a finite number > 0"):
+        FreeBiasLinearSVC(C=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="at least two classes"):
+        FreeBiasLinearSVC().fit(X, np.zeros(200))
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :10])
 
 
 def test_mnist_nightmare_fast_mode():

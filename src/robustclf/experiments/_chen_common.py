@@ -6,11 +6,11 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
-from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC, LinearSVC
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..linear import DropoutLogisticRegression, DropoutSVC, FDROPClassifier, MCFClassifier
 
@@ -33,9 +33,7 @@ def make_estimator(name: str, q: float, c: float):
 
     The two hinge-L2 baselines solve ``1/2 ||w||^2 + C sum hinge`` with ``C = c`` and differ
     only in the bias. ``"Hinge-L2 (SVC, free bias)"`` is the paper's: the bias is not
-    regularised, one-vs-rest over libsvm's exact solver (``SVC(kernel="linear")`` at its
-    default KKT tolerance 1e-3; relative duality gaps on MNIST are reported in
-    ``docs/reproduction/chen.md``; a 1 GB kernel cache, which libsvm fills only as needed).
+    regularised, one-vs-rest over libsvm's exact solver (:class:`FreeBiasLinearSVC`).
     ``"Hinge-L2 (LinearSVC)"`` is what a practitioner runs: liblinear, whose bias is an extra
     constant feature and is penalised like the weights. Its ``max_iter`` is 1,000,000: the old
     cap of 20,000 left it unconverged at ``c >= 1`` on MNIST (24,925 passes at ``c = 1`` on
@@ -44,7 +42,7 @@ def make_estimator(name: str, q: float, c: float):
     if name == "Hinge-L2 (LinearSVC)":
         return LinearSVC(loss="hinge", C=c, max_iter=1_000_000, random_state=0)
     if name == "Hinge-L2 (SVC, free bias)":
-        return OneVsRestClassifier(SVC(kernel="linear", C=c, cache_size=1000))
+        return FreeBiasLinearSVC(C=c)
     if name == "LogisticRegression":
         return LogisticRegression(C=c / 2, max_iter=2000)
     if name == "MCF-Quadratic":
@@ -66,6 +64,90 @@ UNCORRUPTED = ("Hinge-L2 (SVC, free bias)", "Hinge-L2 (LinearSVC)", "LogisticReg
 BASELINES = ("Hinge-L2 (SVC, free bias)", "Hinge-L2 (LinearSVC)")
 MARGINALISED = ("MCF-Quadratic", "MCF-Logistic", "Dropout-SVM (bound)", "Dropout-SVM (gaussian)",
                 "Dropout-Logistic (bound)", "Dropout-Logistic (gaussian)")
+
+
+#: Up to this many training rows :class:`FreeBiasLinearSVC` hands libsvm the Gram matrix
+#: (8 n^2 bytes: 0.8 GB at 10,000 rows); above it libsvm computes the linear kernel itself.
+GRAM_MAX_ROWS = 20_000
+
+
+class FreeBiasLinearSVC(ClassifierMixin, BaseEstimator):
+    """The hinge-L2 SVM with a free bias, one-vs-rest, solved exactly by libsvm.
+
+    Each class ``k`` against the rest solves ``1/2 ||w||^2 + C sum max(0, 1 - y (w^T x + b))``
+    with an unregularised ``b`` (Chen et al.'s "Hinge-L2"; ``LinearSVC`` penalises ``b``), by
+    libsvm's SMO on the linear kernel. With at most :data:`GRAM_MAX_ROWS` training rows the
+    kernel is the Gram matrix ``X X^T``, computed once by BLAS and shared by the classes (on
+    10,000 MNIST rows a class fits 5-10 times faster than with ``SVC(kernel="linear")``,
+    whose kernel cache holds a few rows only; same iterations, same optimum).
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Weight of the hinge sum, as ``SVC``'s and ``LinearSVC``'s ``C``.
+    tol : float > 0, default=1e-3
+        libsvm's stopping tolerance on the KKT violation (``SVC``'s default).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_classes, n_features)
+        ``w`` of each class against the rest (``sum_i alpha_i y_i x_i``).
+    intercept_ : ndarray of shape (n_classes,)
+    duality_gap_ : ndarray of shape (n_classes,)
+        Relative duality gap ``(P - D) / P`` of each binary problem at the returned solution
+        (``P`` the primal objective at ``(w, b)``, ``D`` libsvm's dual objective): a
+        certificate of optimality independent of libsvm's own criterion.
+    n_iter_ : ndarray of shape (n_classes,)
+        libsvm's iterations per class.
+    n_features_in_ : int
+    """
+
+    def __init__(self, *, C: float = 1.0, tol: float = 1e-3):
+        self.C = C
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit one binary SVM per class (two classes: one problem, class 1 positive)."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        if not (np.isfinite(self.C) and self.C > 0):
+            raise ValueError(f"C must be a finite number > 0, got {self.C!r}.")
+        self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError(f"y must hold at least two classes, got {self.classes_.tolist()}.")
+        gram = X.shape[0] <= GRAM_MAX_ROWS
+        K = X @ X.T if gram else X
+        positives = self.classes_[1:] if self.classes_.size == 2 else self.classes_
+        coef, intercept, gaps, n_iter = [], [], [], []
+        for k in positives:
+            yk = np.where(y == k, 1.0, -1.0)
+            svc = SVC(kernel="precomputed" if gram else "linear", C=self.C, tol=self.tol)
+            svc.fit(K, yk)
+            w = svc.dual_coef_.ravel() @ X[svc.support_]
+            b = float(svc.intercept_[0])
+            primal = 0.5 * w @ w + self.C * np.maximum(0.0, 1.0 - yk * (X @ w + b)).sum()
+            dual = np.abs(svc.dual_coef_).sum() - 0.5 * w @ w
+            coef.append(w)
+            intercept.append(b)
+            gaps.append((primal - dual) / primal)
+            n_iter.append(int(np.atleast_1d(svc.n_iter_)[0]))
+        self.coef_, self.intercept_ = np.array(coef), np.array(intercept)
+        self.duality_gap_, self.n_iter_ = np.array(gaps), np.array(n_iter)
+        return self
+
+    def decision_function(self, X):
+        """``X w_k + b_k`` per class (one column for two classes)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if self.classes_.size == 2 else scores
+
+    def predict(self, X):
+        """The class of the largest score (two classes: class 1 where the score is > 0)."""
+        scores = self.decision_function(X)
+        if self.classes_.size == 2:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[scores.argmax(axis=1)]
 
 
 def timed_fit(estimator, X, y):
