@@ -33,7 +33,7 @@ def test_default_fit_matches_the_oracle(dataset, loss):
     Xtr, ytr, Xte, _ = _split(dataset)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        model = MCFClassifier(loss=loss).fit(Xtr, ytr)
+        model = MCFClassifier(loss=loss, q=0.5).fit(Xtr, ytr)
     W, B, F = oracle.solve_ovr(loss, Xtr, ytr, q=0.5, C=1.0)
     np.testing.assert_allclose(model.objective_, F, rtol=1e-6)
     assert np.all(model.objective_ >= F * (1 - 1e-12))       # the oracle is the minimum
@@ -47,7 +47,7 @@ def test_oracle_objectives_are_the_estimators_objectives():
     Xtr, ytr, _, _ = oracle.digits_split()
     for loss, fn in [("quadratic", oracle.quadratic_objective),
                      ("logistic", oracle.logistic_objective)]:
-        model = MCFClassifier(loss=loss).fit(Xtr, ytr)
+        model = MCFClassifier(loss=loss, q=0.5).fit(Xtr, ytr)
         for k in (0, 7):
             s = np.where(ytr == k, 1.0, -1.0)
             value = fn(Xtr, s, model.coef_[k], model.intercept_[k], 0.5, 1.0)

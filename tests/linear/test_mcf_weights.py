@@ -31,7 +31,6 @@ from robustclf.linear import ExplicitCorruptionClassifier, MCFClassifier, explic
 from robustclf.linear._base import ovr_targets
 from robustclf.linear._dropout_solvers import Variance
 from robustclf.linear.mcf import _quadratic_gradient_norm
-from robustclf.noise import make_noise
 
 
 def _digits(n=400):
@@ -139,7 +138,7 @@ def test_mcf_gradient_norm_is_that_of_the_weighted_objective():
     weighted = MCFClassifier().fit(sp.csr_matrix(X), y, sample_weight=w)
     Xr, yr = _repeated(X, y, w)
 
-    var = Variance(*make_noise("dropout", None)._variance_terms(Xr), Xr.shape)
+    var = Variance(*weighted.noise_._variance_terms(Xr), Xr.shape)
     measure = _quadratic_gradient_norm(Xr, ovr_targets(yr)[1], var, 1.0, weighted.coef_,
                                        weighted.intercept_, True)
     np.testing.assert_allclose(weighted.gradient_norm_, measure, rtol=1e-6, atol=1e-12)

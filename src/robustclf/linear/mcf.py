@@ -50,6 +50,8 @@ from ._dropout_losses import QuadraticLoss
 __all__ = ["MCFClassifier", "ExplicitCorruptionClassifier", "explicit_corruption"]
 
 _MCF_LOSSES = ("quadratic", "logistic")
+#: MCFClassifier's dropout level when ``q`` is None (see its *Default q* note)
+_DEFAULT_Q = 0.2
 
 
 class MCFClassifier(LinearClassifierBase):
@@ -82,8 +84,11 @@ class MCFClassifier(LinearClassifierBase):
     noise : {"dropout", "gaussian", "laplace", "poisson"} or NoiseModel, default="dropout"
         Corrupting distribution (:mod:`robustclf.noise`).
     q : float or None, default=None
-        Corruption level of the named noise model (see :func:`robustclf.noise.make_noise`);
-        None keeps the model's default (0.5 for dropout).
+        Corruption level of the named noise model (see :func:`robustclf.noise.make_noise`).
+        None: q = 0.2 for ``"dropout"``, the noise model's own default otherwise.
+        *Changed in 0.1:* None meant q = 0.5 for dropout, which cost 1.1 to 3.8 points of clean
+        error against q = 0 (digits 0.100 against 0.062) and was not more robust at 25 %
+        deletion; see Notes, *Default q*.
     fit_intercept : bool, default=True
         Fit an uncorrupted, unregularised bias.
     tol : float > 0, default=1e-6
@@ -136,6 +141,21 @@ class MCFClassifier(LinearClassifierBase):
     without it. The quadratic solve then factorises ``X̄^T diag(s) X̄`` plus the weighted
     variance; the logistic objective and gradient weight each row's term.
 
+    *Default q* (0.2 under dropout; 0.5 before 0.1). Chosen with the Dropout-SVM's rule (see
+    :class:`~robustclf.linear.DropoutSVC`, *Defaults*) on the default quadratic loss: digits /
+    16, breast cancer Wisconsin / 10, spambase over each feature's maximum and votes, five
+    stratified 50/50 splits, 0 / 25 / 50 % of the test entries deleted at random (NaN, three
+    draws), q in {0, .05, .1, .2, .3, .5}, C in {1, 10, 100}; among the settings within 2
+    points of the best clean error on every data set, the smallest worst-case regret of the
+    error averaged over the levels: q = 0.2 (1.3 points, breast cancer), the same at every C,
+    so C stays 1. Mean errors at 0 / 25 / 50 % (old q = 0.5 in brackets): digits 0.073 /
+    0.184 / 0.355 (0.100 / 0.188 / 0.330), breast 0.046 / 0.109 / 0.326 (0.057 / 0.146 /
+    0.336), spambase 0.125 / 0.187 / 0.281 (0.142 / 0.205 / 0.298), votes 0.061 / 0.094 /
+    0.172 (0.080 / 0.094 / 0.151). The quadratic loss itself stays behind the hinge on clean
+    rows (``LinearSVC()`` on digits: 0.039); ``loss="logistic"`` is the better model (digits
+    0.061 / 0.131 / 0.293 at q = 0.2, C = 10) at 20-40 times the fit time. Measurements:
+    ``benchmarks/bench_defaults_quality.py``.
+
     References
     ----------
     L. van der Maaten, M. Chen, S. Tyree and K. Q. Weinberger. Learning with marginalized
@@ -164,7 +184,8 @@ class MCFClassifier(LinearClassifierBase):
         check_bool(self.fit_intercept, "fit_intercept")
 
     def _fit_ovr(self, X, Y, sample_weight=None):
-        noise = make_noise(self.noise, self.q)
+        noise = make_noise(self.noise, _DEFAULT_Q if self.q is None and
+                           isinstance(self.noise, str) and self.noise == "dropout" else self.q)
         noise._check_input_values(X)
         self.noise_ = noise
         if self.loss == "quadratic":
