@@ -92,6 +92,8 @@ def test_paired_table_cells_are_mean_and_interval():
     assert list(table.index) == ["LP"] and list(table.columns) == ["N = 1"]
     # differences -0.05, -0.04, -0.05: mean -0.0467, sem 0.0033, t(0.975, 2) = 4.303
     assert table.loc["LP", "N = 1"] == "-0.047 [-0.061, -0.032]"
+    assert list(paired_table(frame, level_label="margin").columns) == ["margin = 1"]
+    assert paired_table(frame, "LP").loc["SVM", "N = 1"] == "+0.047 [+0.032, +0.061]"
 
 
 _needs_data = pytest.mark.skipif(
