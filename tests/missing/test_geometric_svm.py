@@ -38,13 +38,18 @@ def test_reduces_to_ordinary_svm_without_missing_values(kernel, bias):
 def test_scalings_match_explicit_restricted_norms(missing_data):
     X, y = missing_data
     model = GeometricMarginSVC(max_iter=2, C=0.5).fit(X, y)
-    it = model.iterates_[0][-1]
-    w = model.X_fit_[it.support].T @ it.coef
+    previous, it = model.iterates_[0][-2:]
     M = ~np.isnan(X)
-    explicit = np.sqrt((M * w**2).sum(axis=1)) / np.linalg.norm(w)
-    # the decision function divides by exactly these scalings (Eq. 7, s_new)
+    for source, expected in [(it, None), (previous, it.fit_scalings)]:
+        w = model.X_fit_[source.support].T @ source.coef
+        explicit = np.sqrt((M * w**2).sum(axis=1)) / np.linalg.norm(w)
+        if expected is not None:  # the scalings of the solve are those of the previous w
+            np.testing.assert_allclose(expected, explicit, rtol=1e-8)
+    # the decision function divides by the scalings the iterate was solved with (Eq. 7):
+    # those of the previous iterate's w, restricted to each row's valid features
+    w = model.X_fit_[it.support].T @ it.coef
     raw = np.where(M, X, 0.0) @ w + it.intercept
-    np.testing.assert_allclose(model.decision_function(X), raw / explicit, rtol=1e-8)
+    np.testing.assert_allclose(model.decision_function(X), raw / it.fit_scalings, rtol=1e-8)
 
 
 def test_unscaled_bias_is_svc_on_scaled_kernel():
@@ -168,13 +173,16 @@ def test_clarabel_and_libsvm_estimators_agree_on_missing_data():
 def test_objective_history_and_early_stopping(missing_data):
     X, y = missing_data
     model = GeometricMarginSVC(max_iter=4, early_stopping=True, random_state=0).fit(X, y)
-    assert model.objective_history_.shape == (model.n_iter_,)
-    assert 1 <= model.n_iter_ <= 5
     errors = model.validation_errors_
-    assert errors.shape == (model.n_iter_,)
+    assert 1 <= errors.shape[0] <= 5
     assert model.best_iteration_ == int(np.argmin(errors))
+    # refitted on all rows with max_iter=best_iteration_ (fewer iterates at a fixed point)
+    assert 1 <= model.n_iter_ <= model.best_iteration_ + 1
+    assert model.objective_history_.shape == (model.n_iter_,)
+    assert model.X_fit_.shape == X.shape
     # the first update improves on the zero-filled SVM's objective (as in the paper)
-    assert model.objective_history_[1] <= model.objective_history_[0]
+    plain = GeometricMarginSVC(max_iter=4).fit(X, y)
+    assert plain.objective_history_[1] <= plain.objective_history_[0]
 
 
 def test_multiclass_one_vs_rest_and_sklearn_tools():

@@ -158,14 +158,19 @@ def test_geometric_early_stopping_weighs_the_validation_error():
     weights = np.where(np.arange(y.size) % 2 == 0, 1.0, 5.0)
     model = GeometricMarginSVC(early_stopping=True, max_iter=3, random_state=0)
     model.fit(X, y, sample_weight=weights)
-    # the estimator's split, drawn the same way (stratified, seed from random_state)
+    # the estimator's split, drawn the same way (stratified, seed from random_state), and the
+    # selection fit: the same estimator without early stopping on the other rows
     seed = int(np.random.default_rng(0).integers(2**31 - 1))
-    _, val = train_test_split(np.arange(y.size), test_size=0.2, random_state=seed,
-                              stratify=np.unique(y, return_inverse=True)[1])
-    expected = [np.average(model._predict_at(X[val], t) != y[val], weights=weights[val])
-                for t in range(model.n_iter_)]
+    fit, val = train_test_split(np.arange(y.size), test_size=0.2, random_state=seed,
+                                stratify=np.unique(y, return_inverse=True)[1])
+    selection = GeometricMarginSVC(max_iter=3).fit(X[fit], y[fit], sample_weight=weights[fit])
+    expected = [np.average(selection._predict_at(X[val], t) != y[val], weights=weights[val])
+                for t in range(selection.n_iter_)]
     np.testing.assert_allclose(model.validation_errors_, expected, rtol=1e-12)
     assert model.best_iteration_ == int(np.argmin(model.validation_errors_))
+    # the model is then refitted on all rows with their weights
+    refit = GeometricMarginSVC(max_iter=model.best_iteration_).fit(X, y, sample_weight=weights)
+    np.testing.assert_array_equal(model.decision_function(X), refit.decision_function(X))
 
 
 def test_geometric_clarabel_weighted_qp_matches_weighted_libsvm():

@@ -49,8 +49,8 @@ from ._signed_qp import _BAND, _MAX_BAND, libsvm_max_iter, solve_cold, solve_war
 from .kernels import restricted_sq_norms
 from .socp import solve_quietly
 
-__all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings", "kkt_residual",
-           "kkt_floor"]
+__all__ = ["BinaryIterate", "fit_binary", "decision_binary", "scalings", "pattern_scalings",
+           "kkt_residual", "kkt_floor"]
 
 
 @dataclass
@@ -60,9 +60,10 @@ class BinaryIterate:
     ``kkt_residual`` is the optimality measure of the SVM solve for the fixed scalings
     ``fit_scalings`` (:func:`kkt_residual`), ``scaling_change`` the fixed-point residual
     ``max_i |s_i(w) - fit_scalings_i|`` (0 at a fixed point of the §3 iteration), and
-    ``libsvm_capped`` whether libsvm stopped at its iteration cap in this solve, and
+    ``libsvm_capped`` whether libsvm stopped at its iteration cap in this solve,
     ``kkt_floor`` the KKT residual that libsvm's single-precision kernel cache can leave
-    (:func:`kkt_floor`).
+    (:func:`kkt_floor`), and ``n_floored`` the number of training rows whose scaling in
+    ``fit_scalings`` was raised to the floor ``min_scaling`` (:func:`fit_binary`).
     """
 
     support: np.ndarray
@@ -75,6 +76,7 @@ class BinaryIterate:
     scaling_change: float = float("nan")
     libsvm_capped: bool = False
     kkt_floor: float = 0.0
+    n_floored: int = 0
 
 
 def scalings(sq_norms: np.ndarray, full_sq_norm: float) -> np.ndarray:
@@ -85,8 +87,31 @@ def scalings(sq_norms: np.ndarray, full_sq_norm: float) -> np.ndarray:
     return np.where(s > 1e-12, s, 1.0)
 
 
+def pattern_scalings(it: BinaryIterate | None, X0: np.ndarray, M: np.ndarray,
+                     patterns: np.ndarray, kernel_params: dict,
+                     min_scaling: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Scalings of every missingness pattern under the ``w`` of iterate ``it``.
+
+    Returns ``(raw, s)``: the Eq. (5) ratios ``||w^(p)|| / ||w||`` (:func:`scalings`) and the
+    scalings actually used, ``max(raw, min_scaling)``. ``it=None`` stands for the start of the
+    iteration, where every scaling is 1. ``X0, M`` are the zero-filled rows ``it`` refers to.
+    """
+    if it is None:
+        ones = np.ones(patterns.shape[0])
+        return ones, ones
+    sq, full = restricted_sq_norms(X0[it.support], M[it.support], it.coef, patterns,
+                                   **kernel_params)
+    raw = scalings(sq, full)
+    return raw, np.maximum(raw, min_scaling)
+
+
 def decision_binary(K_sv: np.ndarray, s: np.ndarray, it: BinaryIterate) -> np.ndarray:
-    """Eq. (7)'s prediction ``(w.x / s_new) (+ b)`` given ``K_sv = K(x, x_support)``."""
+    """Eq. (7)'s prediction ``(w.x / s_x) (+ b)`` given ``K_sv = K(x, x_support)``.
+
+    ``s`` holds the rows' scalings under the ``w`` that gave ``it`` its training scalings
+    (the previous iterate's, 1 for iterate 0): every row is scaled as a training row of the
+    same pattern was in ``it``'s solve.
+    """
     score = K_sv @ it.coef
     if it.scaled_bias:
         return (score + it.intercept) / s
@@ -252,7 +277,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
                patterns: np.ndarray, inverse: np.ndarray, *, C: float, max_iter: int,
                bias: str, tol: float, kernel_params: dict,
                solver: str = "libsvm", warm_start: bool = True, svm_tol: float = 1e-3,
-               sample_weight: np.ndarray | None = None,
+               sample_weight: np.ndarray | None = None, min_scaling: float = 0.0,
                ) -> tuple[list[BinaryIterate], bool]:
     """Alternate an SVM solve for fixed ``s`` and ``s_i = ||w^(i)|| / ||w||`` (§3).
 
@@ -274,6 +299,9 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
         Positive row weights (the caller drops rows of weight zero): the slack of row ``i``
         costs ``C w_i`` in every SVM solve and in the recorded objective. The scaling update
         does not involve them: ``s_i`` depends only on ``w`` and row ``i``'s valid features.
+    min_scaling : float in [0, 1), default=0.0
+        Floor of the scalings: every update sets ``s_i = max(||w^(i)|| / ||w||, min_scaling)``
+        (see :class:`~robustclf.missing.GeometricMarginSVC`); 0 is the paper's update.
 
     Returns
     -------
@@ -285,26 +313,29 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
         Whether a fixed point (max change of ``s`` below ``tol``) was reached.
     """
     s = np.ones(y.shape[0])
+    n_floored = 0
     iterates = []
     buffer = np.empty_like(K) if bias == "unscaled" and max_iter > 0 else None
     start = None
     for _ in range(max_iter + 1):
         (sup, coef, b), capped = _recording_libsvm_cap(_svm_step, K, y, s, C, bias, svm_tol,
                                                        solver, buffer, start, sample_weight)
-        sq, full = restricted_sq_norms(X0[sup], M[sup], coef, patterns, **kernel_params)
-        s_new = scalings(sq, full)[inverse]
         dense = np.zeros(y.shape[0])
         dense[sup] = coef
         K_coef = K @ dense
         it = BinaryIterate(sup, coef, b, bias == "scaled", 0.0, s,
                            kkt_residual(K_coef, dense, b, y, s, C, bias, sample_weight),
-                           float(np.max(np.abs(s_new - s))), capped,
-                           kkt_floor(K, dense, s, bias))
+                           libsvm_capped=capped, kkt_floor=kkt_floor(K, dense, s, bias),
+                           n_floored=n_floored)
+        raw, floored = pattern_scalings(it, X0, M, patterns, kernel_params, min_scaling)
+        s_new = floored[inverse]
+        n_floored = int(np.count_nonzero(raw[inverse] < min_scaling))
+        it.scaling_change = float(np.max(np.abs(s_new - s)))
         if warm_start:
             start = (dense, b, K_coef, s)
         f = (K_coef + b) / s_new if it.scaled_bias else K_coef / s_new + b  # Eq. (7)
         hinge = np.maximum(0.0, 1.0 - y * f)
-        it.objective = 0.5 * full + C * float(
+        it.objective = 0.5 * max(float(dense @ K_coef), 0.0) + C * float(
             hinge.sum() if sample_weight is None else sample_weight @ hinge)
         iterates.append(it)
         if it.scaling_change < tol:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
@@ -21,8 +21,8 @@ from .._validation import (
     check_real,
 )
 from ..linear._base import NAN_POLICIES
-from ._geometric_solver import BinaryIterate, decision_binary, fit_binary, scalings
-from .kernels import masked_kernel, missingness_patterns, restricted_sq_norms
+from ._geometric_solver import decision_binary, fit_binary, pattern_scalings
+from .kernels import masked_kernel, missingness_patterns
 
 __all__ = ["GeometricMarginSVC"]
 
@@ -52,10 +52,18 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     precomputed kernel (:class:`~sklearn.svm.SVC`; for the Eq. 6 bias an equivalent
     :class:`~sklearn.svm.SVR` with per-instance margins ``s_i``) — and (2) new scalings from the
     resulting ``w``, computed in kernel form once per missingness pattern
-    (:func:`~robustclf.missing.kernels.restricted_sq_norms`). Iterate 0 (``s = 1``) is the
-    ordinary SVM on zero-filled data; without missing values the estimator *is* that SVM. A new
-    instance is classified by Eq. (7), ``sign(sum_j y_j alpha_j K(x_j, x) / (s_j s_new))``, with
-    ``s_new`` computed from its own valid features. Multi-class problems are one-vs-rest.
+    (:func:`~robustclf.missing.kernels.restricted_sq_norms`). An instance is classified by
+    Eq. (7), ``sign(sum_j y_j alpha_j K(x_j, x) / (s_j s_x))``, with ``s_x`` computed from its
+    own valid features. Which ``w`` gives ``s_x`` the paper leaves open; here every row, new or
+    training, is scored by iterate ``t`` with the scalings of the ``w`` of iterate ``t - 1`` --
+    the scalings iterate ``t`` was solved with, so that its decision function on the training
+    rows is the one its QP optimised -- and with ``s_x = 1`` by iterate 0. Hence iterate 0
+    (``max_iter=0``) *is* the ordinary SVM on zero-filled data, decision values included, under
+    both bias readings, and without missing values the estimator is that SVM; at a fixed point
+    the two ``w`` give the same scalings. (Until 25 Nov 2026 ``s_x`` came from the iterate's own
+    ``w``: iterate 0 then divided the SVM's scores by ``s_x(w_0)``, which under
+    ``bias="unscaled"`` changed 0.5-2 % of the predictions of the zero-fill SVM.) Multi-class
+    problems are one-vs-rest.
 
     A row with no valid feature that carries weight (all NaN, or ``w^(x) = 0``) has
     ``s_new = 0 / ||w||``; its scaling is taken as 1, as everywhere the ratio is undefined
@@ -95,9 +103,18 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         ``"clarabel"``: the same dual QP solved by cvxpy with Clarabel (optional extra
         ``conic``; an interior-point reference, much slower for large ``n``).
     early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the training data (stratified), run all iterations
-        on the rest and keep the iterate with the lowest validation error (earliest on ties), as
-        the paper chooses its stopping point. The model is the one fitted on the reduced set.
+        Choose the number of scaling updates on validation data, as the paper chooses its
+        stopping point, then refit: hold out ``validation_fraction`` of the training rows
+        (stratified, drawn with ``random_state``), fit the estimator without early stopping on
+        the rest (``max_iter`` updates), score every iterate on the held-out rows
+        (``validation_errors_``, weighted by ``sample_weight``), take the iterate with the
+        lowest error (the earliest on ties) as ``best_iteration_``, and fit again on *all* the
+        training rows with ``max_iter=best_iteration_``. The number of updates is a
+        hyper-parameter; the model is never one fitted on the reduced set:
+        ``GeometricMarginSVC(early_stopping=True).fit(X, y)`` is the model of
+        ``GeometricMarginSVC(max_iter=best_iteration_).fit(X, y)``. Cost: one extra fit on
+        ``1 - validation_fraction`` of the rows (with ``max_iter`` updates) besides the final
+        one (with ``best_iteration_`` updates).
     validation_fraction : float in (0, 1), default=0.2
     tol : float >= 0, default=1e-4
         Stop early at a fixed point: all scalings change by less than ``tol``.
@@ -145,13 +162,18 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         Eq. (6) objective ``1/2 ||w||^2 + C sum_i w_i xi_i`` (``w_i`` the sample weights, 1
         by default) of every iterate, with ``s`` recomputed
         from that iterate's ``w`` (one row per one-vs-rest problem; padded after a fixed point).
-    validation_errors_ : ndarray of shape (n_iter_,) or None
-        Validation error of every iterate when ``early_stopping``.
+    validation_errors_ : ndarray of shape (n_selection_iter,) or None
+        With ``early_stopping``, the validation curve: the (weighted) error on the held-out
+        rows of iterate ``t = 0, 1, ...`` of the fit on the other rows (at most
+        ``max_iter + 1`` values, fewer if that fit reached a fixed point). None otherwise.
     best_iteration_ : int
-        Index of the iterate used for prediction (the last one without early stopping).
+        With ``early_stopping``, ``argmin(validation_errors_)``: the number of scaling updates
+        chosen, used as ``max_iter`` of the final fit on all rows. Otherwise ``n_iter_ - 1``.
+        The model predicts with the last iterate of its (final) fit.
     n_iter_ : int
-        SVM solves performed, i.e. iterates (the largest over one-vs-rest problems); at most
-        ``max_iter + 1``, fewer when a fixed point is reached.
+        SVM solves of the final fit, i.e. iterates (the largest over one-vs-rest problems); at
+        most ``max_iter + 1`` (``best_iteration_ + 1`` with early stopping), fewer when a
+        fixed point is reached.
     converged_ : bool
         Whether every one-vs-rest problem reached a fixed point (``fixed_point_residual_``
         below ``tol``).
@@ -165,7 +187,8 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         Every iterate of every one-vs-rest problem.
     gamma_ : float
     X_fit_, mask_fit_ : ndarray of shape (n_fit, n_features)
-        Zero-filled training rows used by the SVM (without the validation rows) and their masks.
+        Zero-filled training rows of positive weight (all of them, also with early stopping)
+        and their masks.
 
     References
     ----------
@@ -177,7 +200,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
                  gamma: float | str = "scale", coef0: float = 1.0, max_iter: int = 5,
                  bias: str = "scaled", solver: str = "libsvm", early_stopping: bool = False,
                  validation_fraction: float = 0.2, tol: float = 1e-4, svm_tol: float = 1e-3,
-                 random_state=None, nan_policy: str = "absent"):
+                 min_scaling: float = 0.0, random_state=None, nan_policy: str = "absent"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -190,6 +213,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.tol = tol
         self.svm_tol = svm_tol
+        self.min_scaling = min_scaling
         self.random_state = random_state
         self.nan_policy = nan_policy
 
@@ -222,6 +246,8 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         check_real(self.tol, "tol", minimum=0.0)
         if check_real(self.svm_tol, "svm_tol") <= 0:
             raise ValueError(f"svm_tol must be > 0, got {self.svm_tol}.")
+        if not 0.0 <= check_real(self.min_scaling, "min_scaling") < 1.0:
+            raise ValueError(f"min_scaling must be in [0, 1), got {self.min_scaling}.")
 
     def _kernel_params(self) -> dict:
         return dict(kernel=self.kernel, degree=self.degree, gamma=self.gamma_, coef0=self.coef0)
@@ -240,8 +266,8 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
             reading), so an integer weight ``k`` acts as ``k`` copies of the row, as in
             scikit-learn's SVC; ``gamma="scale"`` uses the weighted variance. The scaling
             update does not involve the weights. Rows of weight zero are removed before the
-            fit. With ``early_stopping`` the split is drawn among the rows of positive weight
-            and the validation error is weighted.
+            fit. With ``early_stopping`` the split is drawn among the rows of positive weight,
+            the validation error is weighted, and the final fit uses every weighted row.
 
         Returns
         -------
@@ -260,31 +286,55 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         if self.classes_.size < 2:
             raise ValueError(f"y has only one class among the rows of positive weight "
                              f"({self.classes_!r}); need at least 2.")
+        if self.early_stopping:
+            errors = self._validation_curve(X, y, y_idx, weights)
+            self.best_iteration_ = int(np.argmin(errors))
+            self._fit_iterates(X, y_idx, weights, self.best_iteration_)
+            self.validation_errors_ = errors
+        else:
+            self._fit_iterates(X, y_idx, weights, self.max_iter)
+            self.best_iteration_ = self.n_iter_ - 1
+            self.validation_errors_ = None
+        self._report_convergence()
+        return self
+
+    def _validation_curve(self, X, y, y_idx, weights) -> np.ndarray:
+        """Validation error of every iterate of a fit on the other rows (``early_stopping``).
+
+        The rows of positive weight are split (stratified, seeded by ``random_state``); the
+        estimator without early stopping is fitted on the larger part, exactly as
+        ``GeometricMarginSVC(max_iter=max_iter, ...).fit`` on those rows would be, and every
+        iterate is scored on the held-out part (error weighted by the sample weights).
+        """
+        seed = int(check_generator(self.random_state).integers(2**31 - 1))
+        fit_idx, val_idx = train_test_split(np.arange(X.shape[0]),
+                                            test_size=self.validation_fraction,
+                                            random_state=seed, stratify=y_idx)
+        selection = clone(self).set_params(early_stopping=False)
+        selection.fit(X[fit_idx], y[fit_idx],
+                      sample_weight=None if weights is None else weights[fit_idx])
+        val_weights = None if weights is None else weights[val_idx]
+        return np.array([np.average(selection._predict_at(X[val_idx], t) != y[val_idx],
+                                    weights=val_weights) for t in range(selection.n_iter_)])
+
+    def _fit_iterates(self, X, y_idx, weights, max_iter: int) -> None:
+        """Run the §3 iteration with ``max_iter`` scaling updates on all the given rows."""
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
         self.gamma_ = _scale_gamma(X0, weights) if isinstance(self.gamma, str) \
             else float(self.gamma)
-
-        fit_idx = np.arange(X.shape[0])
-        val_idx = None
-        if self.early_stopping:
-            seed = int(check_generator(self.random_state).integers(2**31 - 1))
-            fit_idx, val_idx = train_test_split(fit_idx, test_size=self.validation_fraction,
-                                                random_state=seed, stratify=y_idx)
-        fit_weights = None if weights is None else weights[fit_idx]
-        self.X_fit_, self.mask_fit_ = X0[fit_idx], M[fit_idx]
-        patterns, inverse = missingness_patterns(self.mask_fit_)
-        Xf, Mf = self.X_fit_, self.mask_fit_
-        K = masked_kernel(Xf, Mf, Xf, Mf, **self._kernel_params())
-
+        self.X_fit_, self.mask_fit_ = X0, M
+        patterns, inverse = missingness_patterns(M)
+        K = masked_kernel(X0, M, X0, M, **self._kernel_params())
         problems = [1] if self.classes_.size == 2 else list(range(self.classes_.size))
         self.iterates_, converged = [], []
         for k in problems:
-            y_pm = np.where(y_idx[fit_idx] == k, 1.0, -1.0)
-            its, conv = fit_binary(K, y_pm, Xf, Mf, patterns, inverse, C=float(self.C),
-                                   max_iter=self.max_iter, bias=self.bias, tol=float(self.tol),
+            y_pm = np.where(y_idx == k, 1.0, -1.0)
+            its, conv = fit_binary(K, y_pm, X0, M, patterns, inverse, C=float(self.C),
+                                   max_iter=max_iter, bias=self.bias, tol=float(self.tol),
                                    kernel_params=self._kernel_params(), solver=self.solver,
-                                   svm_tol=float(self.svm_tol), sample_weight=fit_weights)
+                                   svm_tol=float(self.svm_tol), sample_weight=weights,
+                                   min_scaling=float(self.min_scaling))
             self.iterates_.append(its)
             converged.append(conv)
         n_its = max(len(its) for its in self.iterates_)
@@ -293,16 +343,8 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         history = np.array([[its[min(t, len(its) - 1)].objective for t in range(n_its)]
                             for its in self.iterates_])
         self.objective_history_ = history[0] if len(problems) == 1 else history
-        self.best_iteration_ = n_its - 1
-        self.validation_errors_ = None
-        if val_idx is not None:
-            val_weights = None if weights is None else weights[val_idx]
-            errors = np.array([np.average(self._predict_at(X[val_idx], t) != y[val_idx],
-                                          weights=val_weights) for t in range(n_its)])
-            self.validation_errors_ = errors
-            self.best_iteration_ = int(np.argmin(errors))
-        self._report_convergence()
-        return self
+        floored = np.array([its[-1].n_floored for its in self.iterates_])
+        self.n_floored_ = int(floored[0]) if floored.size == 1 else floored
 
     def _report_convergence(self) -> None:
         """Set the residual attributes; warn if an SVM solve was not certified optimal."""
@@ -326,18 +368,23 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
                            advice="Scale the data, or lower C.")
 
     def _scores(self, X: np.ndarray, t: int) -> np.ndarray:
-        """One column of Eq. (7) scores per one-vs-rest problem, using iterate ``t``."""
+        """One column of Eq. (7) scores per one-vs-rest problem, using iterate ``t``.
+
+        A row is scaled as a training row of its pattern was in iterate ``t``'s solve: by the
+        restricted norms of the previous iterate's ``w`` (floored at ``min_scaling``), and by
+        1 for iterate 0.
+        """
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
         patterns, inverse = missingness_patterns(M)
         K = masked_kernel(X0, M, self.X_fit_, self.mask_fit_, **self._kernel_params())
         cols = []
         for its in self.iterates_:
-            it: BinaryIterate = its[min(t, len(its) - 1)]
-            sup = it.support
-            sq, full = restricted_sq_norms(self.X_fit_[sup], self.mask_fit_[sup], it.coef,
-                                           patterns, **self._kernel_params())
-            cols.append(decision_binary(K[:, it.support], scalings(sq, full)[inverse], it))
+            j = min(t, len(its) - 1)
+            previous = its[j - 1] if j > 0 else None
+            _, s = pattern_scalings(previous, self.X_fit_, self.mask_fit_, patterns,
+                                    self._kernel_params(), float(self.min_scaling))
+            cols.append(decision_binary(K[:, its[j].support], s[inverse], its[j]))
         return np.column_stack(cols)
 
     def _predict_at(self, X: np.ndarray, t: int) -> np.ndarray:
