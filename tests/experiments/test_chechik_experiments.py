@@ -140,6 +140,9 @@ def test_fair_grids_give_geometric_the_zero_fill_grid_and_its_iterations():
     assert grid["C"] == grids["zero"][1]["svc__C"]
     assert 0 in grid["max_iter"] and max(grid["max_iter"]) >= 5
     assert geometric.early_stopping is False
+    # the paper's way: the iterate chosen by early stopping inside the fit, C by the inner CV
+    paper, paper_grid = grids["geometric-es"]
+    assert paper.early_stopping is True and paper.max_iter == 5 and set(paper_grid) == {"C"}
     # every imputed SVM keeps a free intercept (libsvm SVC) and the same C grid
     for name in ("zero", "mean", "zero+indicators"):
         pipe, g = grids[name]
