@@ -42,7 +42,12 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
         The base learner LEARN, cloned for every round and never modified;
         ``DecisionTreeClassifier()`` when None.
     n_estimators : int, default=20
-        Number of rounds T (the paper uses 20 experts).
+        Number of rounds T (the paper uses 20 experts). More experts keep helping under
+        deletion, at a cost linear in T: digits / 16, two stratified 50/50 splits, 300 test
+        rows, error clean / with 25 % of the pixels deleted (NaN): 5 experts 0.107 / 0.349,
+        10 experts 0.047 / 0.265, 20 experts 0.034 / 0.215, 40 experts 0.027 / 0.165 (a forest
+        of 100 trees: 0.019 / 0.061; ``benchmarks/bench_defaults_quality.py``). The default
+        stays the paper's 20; fewer than 20 (the old demo's 10) is not advised.
     importance_samples : int, default=500
         Sampled examples per feature in IMPORTANCE (the ``T = 500`` of Table 2).
     marginal_samples : int, default=500
@@ -54,7 +59,11 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
     groups : sequence of sequences of int, or ndarray of int, default=None
         Optional feature groups treated as single units by IMPORTANCE, the distribution ``p``,
         MARGINALIZE and the removal (e.g. the five encodings of THRESHOLD); columns in no group
-        are units of their own. None: every feature is a unit (the paper).
+        are units of their own. None: every feature is a unit (the paper). Pass them whenever
+        the threat deletes features together: they are what makes FeatureBoost robust to it,
+        and no default can guess them. THRESHOLD with 4 of its 5 encodings deleted in every
+        test row (three seeds): error 0.000 / 0.000 / 0.004 with ``groups``, 0.224 / 0.187 /
+        0.246 without, 0.363 / 0.409 / 0.304 for a forest of 100 trees.
     voting : {"hard", "soft"}, default="hard"
         ``"hard"``: the paper's weighted vote of predicted classes. ``"soft"``: the weighted
         average of the sub-models' probabilities, which enables ``predict_proba``.
