@@ -29,7 +29,10 @@ constraint is the stationarity in the bias ``b`` (whose multiplier ``b`` is):
   ``a_i = s_i``, i.e. ``sum_i alpha_i y_i = 0``: a C-SVC on ``K_ij / (s_i s_j)``.
 
 With all ``s_i = 1`` (the first iterate, or data without missing values) the two coincide with
-the ordinary SVM, and a plain C-SVC on ``K`` is solved. Every later solve is warm-started from
+the ordinary SVM, and a plain C-SVC on ``K`` is solved. The update sets
+``s_i = max(||w^(i)|| / ||w||, min_scaling)`` (:func:`pattern_scalings`); an iterate scores any
+row with the scalings it was solved with, those of the previous iterate's ``w`` (1 for iterate
+0), so iterate 0 is the zero-fill SVM also at prediction. Every later solve is warm-started from
 the previous iterate (:mod:`robustclf.missing._signed_qp`: same optimality conditions, usually
 far less time), unless a scaling more than halved or doubled. ``solver="clarabel"`` solves (*)
 directly as a QP with cvxpy and Clarabel (optional extra ``conic``; slow, a reference).

@@ -126,6 +126,30 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         the optimum of its QP (1e-4 typical) with identical test predictions; 1e-5 brings it
         to 7e-7 - 4e-5 at up to twice the time. Below about 1e-5 libsvm's single-precision
         kernel cache sets the floor (:func:`~robustclf.missing._geometric_solver.kkt_floor`).
+    min_scaling : float in [0, 1), default=0.2
+        Floor of the scalings: every update sets ``s_i = max(||w^(i)|| / ||w||, min_scaling)``,
+        for the training rows and, identically, for the rows scored at prediction; 0 is the
+        paper's update. *Why.* Where most of a group's label rule lives in features that few
+        other rows have, Eq. (6) hardly depends on the size of those weights (a row's margin
+        in its own subspace does not), so the regulariser shrinks them at every iterate and the
+        smallest scalings collapse, halving at every update. A row of scaling ``s_i`` enters
+        the next SVM solve amplified ``1 / s_i`` times, so each solve is worse conditioned
+        than the last: on four subtypes that share one landmark block and own the others, with
+        their own rules (``benchmarks/bench_geometric_collapse.py``, 1,000 training rows,
+        ``max_iter=5``, linear kernel), the smallest scaling reached 0.017 and a fit took 4-14 s
+        at C = 1 and 86-130 s at C = 10, 67-600 times the zero-fill SVM (0.06-0.22 s).
+        *What it does.* With the floor at 0.2 (a row's margin is amplified at most 5 times)
+        the same fits take 0.8-5.8 s, 12-27 times the zero-fill SVM, i.e. 2-5 SVM fits per
+        solve (0.1: 22-97 times; 0.05: 42-478 times). The collapse happened to help on that
+        data: test errors 0.216-0.225 unguarded, 0.238-0.242 with the floor, 0.246-0.248 for
+        the zero-fill SVM; on a second draw that collapses less (smallest scaling 0.11) the floor
+        gave 0.240-0.244 against 0.246-0.248 unguarded. Where scalings stay above the floor
+        nothing changes: the linear-kernel fits of the Chechik experiments' synthetic data
+        (scalings >= 0.21) never reach it; on house votes it raises 0.1-0.4 % of the rows'
+        scalings, with the 2nd-order polynomial kernel at most 3 % (breast cancer, 50 % MCAR)
+        and 7 % (synthetic blocks, 60 % absent, C = 10). ``n_floored_`` says how many training
+        rows the floor raised; the fixed point reached with a binding floor is one of the
+        floored update.
     random_state : None, int or Generator, default=None
         Only used for the early-stopping split.
     nan_policy : {"absent", "raise"}, default="absent"
@@ -144,7 +168,8 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     ``kkt_residual_`` (at most about ``svm_tol`` after a normal libsvm stop), and (2) the
     returned iterate is a fixed point of the scaling update -- hence a local optimum of
     Eq. (3) -- up to ``fixed_point_residual_ = max_i |s_i(w) - s_i|``; ``converged_`` says
-    whether that residual fell below ``tol`` for every one-vs-rest problem. Reaching
+    whether that residual fell below ``tol`` for every one-vs-rest problem (``s_i(w)`` floored
+    at ``min_scaling``: with a binding floor, a fixed point of the floored update). Reaching
     ``max_iter`` without a fixed point is the paper's protocol, not a failure: it is reported in
     these attributes but raises no warning (on house votes, linear kernel, the scalings still
     move by 0.1-0.2 after 30 updates; a warning there would fire on nearly every fit). A
@@ -183,8 +208,11 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     kkt_residual_ : float
         Largest KKT violation, in margin units, of all the SVM solves of the fit
         (:func:`~robustclf.missing._geometric_solver.kkt_residual`).
+    n_floored_ : int or ndarray of shape (n_classes,)
+        Training rows whose scaling the floor ``min_scaling`` raised in the last SVM solve of
+        each one-vs-rest problem (0: the floor did not bind).
     iterates_ : list of list of BinaryIterate
-        Every iterate of every one-vs-rest problem.
+        Every iterate of every one-vs-rest problem (``n_floored`` per solve).
     gamma_ : float
     X_fit_, mask_fit_ : ndarray of shape (n_fit, n_features)
         Zero-filled training rows of positive weight (all of them, also with early stopping)
@@ -200,7 +228,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
                  gamma: float | str = "scale", coef0: float = 1.0, max_iter: int = 5,
                  bias: str = "scaled", solver: str = "libsvm", early_stopping: bool = False,
                  validation_fraction: float = 0.2, tol: float = 1e-4, svm_tol: float = 1e-3,
-                 min_scaling: float = 0.0, random_state=None, nan_policy: str = "absent"):
+                 min_scaling: float = 0.2, random_state=None, nan_policy: str = "absent"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
