@@ -17,7 +17,7 @@ time, its ratio to the zero-fill SVM's, the smallest scaling used, how many trai
 floor raised (``n_floored_``), whether a fixed point was reached and the test error.
 
 Usage: python benchmarks/bench_geometric_collapse.py [--n 1000] [--max-iter 5] [--C 1 10]
-       [--min-scaling 0 0.1] [--seeds 0]
+       [--min-scaling 0 0.2] [--seeds 0]
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1000, help="training rows (collapsing data)")
     parser.add_argument("--max-iter", type=int, default=5)
     parser.add_argument("--C", type=float, nargs="+", default=[1.0, 10.0])
-    parser.add_argument("--min-scaling", type=float, nargs="+", default=[0.0, 0.1])
+    parser.add_argument("--min-scaling", type=float, nargs="+", default=[0.0, 0.2])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     args = parser.parse_args()
     for seed in args.seeds:
