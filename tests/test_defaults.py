@@ -115,6 +115,7 @@ def test_resolved_default_levels_and_objectives():
     assert DropoutSVC(q=0.5).fit(X, y).noise_.q == 0.5
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["breast_cancer", "spambase", "votes"])
 def test_dropout_svc_default_on_the_shared_data_sets(name):
     """Not tuned to digits: on the other data sets of the choice the default is within 3
@@ -172,6 +173,7 @@ def test_featureboost_defaults_with_groups_survive_four_of_five_encodings_delete
     assert FeatureBoostClassifier().n_estimators == 20
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("Est", [DeletionRobustLP, DeletionRobustPerceptron])
 def test_deletion_robust_defaults_cut_the_one_feature_worst_case(Est):
     """Budget 1 (one feature, unit values): on breast cancer the exact one-deletion worst case
