@@ -145,11 +145,15 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         the zero-fill SVM; on a second draw that collapses less (smallest scaling 0.11) the floor
         gave 0.240-0.244 against 0.246-0.248 unguarded. Where scalings stay above the floor
         nothing changes: the linear-kernel fits of the Chechik experiments' synthetic data
-        (scalings >= 0.21) never reach it; on house votes it raises 0.1-0.4 % of the rows'
-        scalings, with the 2nd-order polynomial kernel at most 3 % (breast cancer, 50 % MCAR)
-        and 7 % (synthetic blocks, 60 % absent, C = 10). ``n_floored_`` says how many training
-        rows the floor raised; the fixed point reached with a binding floor is one of the
-        floored update.
+        (scalings >= 0.21) never reach it; on house votes it raises one training row of 304
+        (test errors unchanged at C = 1 and 10); with the 2nd-order polynomial kernel at most
+        3 % of the rows (breast cancer, 50 % MCAR) and 7 % (synthetic blocks, 60 % absent,
+        C = 10). Where it binds without a collapse to hundredths it can cost accuracy: with
+        a threshold of its own per subtype (``make_subtype_missing(subtype_threshold=1)``,
+        400 rows) 0.225-0.230 against 0.214-0.221 unguarded (scalings 0.08-0.16), while with
+        an own rule too (scalings below 0.001 unguarded) it gains, 0.247-0.251 against
+        0.277-0.287. ``n_floored_`` says how many training rows the floor raised; with a
+        binding floor a fixed point is one of the floored update.
     random_state : None, int or Generator, default=None
         Only used for the early-stopping split.
     nan_policy : {"absent", "raise"}, default="absent"
