@@ -101,7 +101,7 @@ def _build_parser() -> argparse.ArgumentParser:
     size.add_argument("--fast", action="store_const", const="fast", dest="mode",
                       help="one small data set, no selection (the tests)")
     size.add_argument("--medium", action="store_const", const="medium", dest="mode",
-                      help="the bundled data and spambase, one split")
+                      help="the bundled data and spambase, one split of <= 600 rows")
     bench.set_defaults(mode="full")
 
     reproduce = sub.add_parser("reproduce", help="run a paper reproduction")

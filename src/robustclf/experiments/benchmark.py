@@ -91,8 +91,7 @@ class Mode:
 #: The three run sizes: ``fast`` for the tests, ``medium`` and ``full`` by hand.
 MODES = {
     "fast": Mode(("label_copies",), 1, 200, 200, 2, 1, skip=("fdrop",), max_queries=50),
-    "medium": Mode(("digits", "threshold", "label_copies", "spambase"), 1, 1000, 1000, 3,
-                   None),
+    "medium": Mode(("digits", "threshold", "label_copies", "spambase"), 1, 600, 600, 3, 2),
     "full": Mode(("digits", "threshold", "label_copies", "spambase", "mnist47"), 3, 2000, 2000,
                  3, None),
 }
@@ -255,7 +254,8 @@ def run_benchmark(*, mode: str = "full", random_state: int = 0, data_dir=None,
     ----------
     mode : {"fast", "medium", "full"}, default="full"
         Run size (:data:`MODES`): ``fast`` (one small data set, no selection; the tests),
-        ``medium`` (the bundled data and spambase, one split) or ``full``.
+        ``medium`` (the bundled data and spambase, one split of at most 600 training and 600
+        test rows, the first two values of each grid parameter) or ``full``.
     random_state : int, default=0
         Seed of the splits (``random_state + i``), inner folds and corruptions.
     data_dir : path, default=None

@@ -47,6 +47,25 @@ def digit_blocks(size: int = 2, side: int = 8) -> list[np.ndarray]:
             for r in range(0, side, size) for c in range(0, side, size)]
 
 
+def _shrink(split, fast: bool, n: int = 400):
+    """``fast``: at most ``n`` training and ``n`` test rows (stratified), for the tests."""
+    if not fast:
+        return split
+    from dataclasses import replace
+
+    from sklearn.model_selection import train_test_split
+
+    def cut(X, y):
+        if len(y) <= n:
+            return X, y
+        X, _, y, _ = train_test_split(X, y, train_size=n, stratify=y, random_state=0)
+        return X, y
+
+    X_train, y_train = cut(split.X_train, split.y_train)
+    X_test, y_test = cut(split.X_test, split.y_test)
+    return replace(split, X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test)
+
+
 def _entries(threat: str, *, fast: bool):
     """The registry entries shown under ``threat``: the methods built for it, every baseline
     meant for it, and (``fast``) FDROP left out, as its exact QP is the slowest fit."""
@@ -183,12 +202,13 @@ def _outlier_section(*, fast, random_state):
 
 def run_demo(*, fast: bool = False, random_state: int = 0, n_jobs: int | None = None,
              progress: bool | None = None, data_dir=None) -> ExperimentResult:
-    """Run the demo; ``fast`` uses fewer levels, 2 inner folds and smaller grids (for tests).
+    """Run the demo; ``fast`` uses fewer levels, 2 inner folds, smaller grids and at most 400
+    training and 400 test rows per data set (for tests).
 
     ``n_jobs``, ``progress`` and ``data_dir`` are accepted for the CLI's uniform interface; the
     demo needs no shared data and runs sequentially.
     """
-    digits = load_split("digits", random_state=random_state)
+    digits = _shrink(load_split("digits", random_state=random_state), fast)
     blocks = digit_blocks()
     curves = []
     fractions = [0.0, 0.3, 0.6] if fast else [0.0, 0.1, 0.3, 0.5, 0.7, 0.9]
@@ -213,7 +233,7 @@ def run_demo(*, fast: bool = False, random_state: int = 0, n_jobs: int | None = 
               "random per image; FeatureBoost is given the blocks as its `groups`."))
     curves.extend(_adversarial_sections(digits, fast=fast, random_state=random_state))
 
-    threshold = load_split("threshold", random_state=random_state)
+    threshold = _shrink(load_split("threshold", random_state=random_state), fast)
 
     def with_encodings(entry, estimator, grid):
         if entry.name == "featureboost":
