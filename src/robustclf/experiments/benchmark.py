@@ -193,7 +193,8 @@ def _run_split(name, split, entries, mode, seed, split_index):
                                                 max_queries=mode.max_queries)
         scorer = make_corruption_scorer(corruption, levels[0], random_state=seed)
         selected = _select(entries, X_tr, y_tr, scorer, split, groups, values, mode, seed)
-        levels = [0] + sorted(levels) if threat != "random_deletion" else [0.0] + sorted(levels)
+        # the clean level is scored once, with the random-deletion selection ("clean")
+        levels = [0.0] + sorted(levels) if threat == "random_deletion" else sorted(levels)
         if threat != "greedy":
             frame = score_chunks(selected, X_te, y_te, corruption=corruption, levels=levels,
                                  random_state=seed)
@@ -210,8 +211,8 @@ def _run_split(name, split, entries, mode, seed, split_index):
             score_chunks(other, X_te, y_te, corruption=corruption, levels=levels,
                          random_state=seed)], ignore_index=True)
         greedy["corruption"] = "greedy"
-        frames.append(_tag(greedy[greedy["level"] != 0], name, "greedy", split_index))
-        worst = certify_chunks(lin, X_te, y_te, budgets=[b for b in levels if b != 0],
+        frames.append(_tag(greedy, name, "greedy", split_index))
+        worst = certify_chunks(lin, X_te, y_te, budgets=levels,
                                feature_values=corruption.feature_values, random_state=seed)
         frames.append(_tag(worst, name, "worst_case", split_index))
     if np.unique(y_tr).size == 2:
