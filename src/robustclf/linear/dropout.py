@@ -108,7 +108,8 @@ _DEFAULTS = """*Defaults*:
     the settings whose mean clean error is within 2 points of the best one on every data set,
     the one with the smallest worst-case regret (its error averaged over the three levels
     minus the best setting's, maximised over the data sets), ties within half a point going to
-    the smaller C. One fixed q passes (no level adapted to the data was needed).
+    the smaller C, then to the faster fit. One fixed q passes (no level adapted to the data
+    was needed).
     {numbers}
     Measurements: ``benchmarks/bench_defaults_quality.py``; tables: ``docs/foundation.md``,
     *Defaults and how they were chosen*."""
