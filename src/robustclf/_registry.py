@@ -184,12 +184,13 @@ _ENTRIES: list[EstimatorEntry] = [
     # -- the library's robust methods, each set up for the threat it was built for -------------
     EstimatorEntry(
         "deletion_lp",
-        _lazy("robustclf.linear", "DeletionRobustLP", budget=2.0, solver="subgradient",
+        _lazy("robustclf.linear", "DeletionRobustLP", budget=1.0, solver="subgradient",
               max_iter=10, random_state=0),
         robust=True, linear=True, threats=("adversarial_deletion",),
         param_grid={"budget": _BUDGETS},
         description="deletion-robust LP (Dekel & Shamir 2008, Eq. 4) against an adversary "
-                    "deleting features of total value `budget` (2; chosen per threat), "
+                    "deleting features of total value `budget` (1, so that it fits data of two "
+                    "features; chosen per threat), "
                     "C/gamma = 10, AdaGrad subgradient (10 epochs; uncertified, it warns); "
                     "absent (NaN) entries contribute 0"),
     EstimatorEntry(
