@@ -9,7 +9,9 @@ from robustclf.evaluation import paired_differences
 
 here = Path(__file__).parent
 frame = pd.read_csv(here / "fair.csv", keep_default_na=False)
-order = ["bayes", "zero", "mean", "zero+indicators", "hgb-nan", "per-pattern", "geometric"]
+order = ["bayes", "zero", "mean", "zero+indicators", "hgb-nan", "per-pattern", "geometric",
+         "geometric-es"]
+order = [n for n in order if n in set(frame.estimator)]
 levels = sorted(frame.level.unique())
 
 
