@@ -311,7 +311,8 @@ class PerPatternSVC(ClassifierMixin, BaseEstimator):
     :class:`~sklearn.svm.SVC` (linear kernel, free intercept) on its observed columns. A group
     with a single class predicts that class. A row whose pattern never occurred in training is
     classified by a fallback SVM fitted on all training rows with NaN read as 0 (the zero-fill
-    SVM); ``n_unseen_`` counts nothing, prediction never fails on a new pattern.
+    SVM), so prediction never fails on a new pattern. A pattern with no observed feature
+    predicts its majority class. Binary labels only.
 
     Parameters
     ----------
