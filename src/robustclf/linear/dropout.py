@@ -35,10 +35,8 @@ _OBJECTIVES = ("bound", "gaussian")
 _LIBSVM_MAX_ROWS = 50_000
 
 _COMMON_PARAMS = """C : float > 0, default=10.0
-        The paper's c (Eq. 1), the weight of the data term against ``||w||^2``. {C_mapping}
-        *Changed in 0.1:* the default was 1.0; under dropout the noise is the main regulariser
-        and the ridge term mostly adds bias (spambase, features over their maximum: clean
-        error {C_numbers}; see Notes, *Defaults*).
+        The paper's c (Eq. 1), the weight of the data term against ``||w||^2``.
+        {C_mapping}
     noise : {{"dropout", "gaussian", "laplace", "poisson"}} or NoiseModel, default="dropout"
         Corrupting distribution p(x̃ | x) (see :mod:`robustclf.noise`); ``"dropout"`` is the
         unbiased blankout of the paper's experiments. An instance is cloned.
@@ -48,8 +46,7 @@ _COMMON_PARAMS = """C : float > 0, default=10.0
         ``"laplace"``. None: q = {default_q} for ``"dropout"``, the noise model's own default
         otherwise (``sigma = 1``, ``scale = 1``). Must be None for ``"poisson"`` (no level) and
         when ``noise`` is an instance. ``q = 0`` gives the ordinary, uncorrupted model.
-        *Changed in 0.1:* None meant q = 0.5 for dropout, {old_q_numbers}; q = {default_q} is
-        the level chosen on four data sets (see Notes, *Defaults*).{extra}
+        {q_change}{extra}
     objective : {{"bound", "gaussian"}}, default="{default_objective}"
         ``"bound"``: the paper's variational upper bound U of the expected loss, the objective
         its IRLS minimises ({bound_eq}). ``"gaussian"``: the expected loss under a Gaussian
@@ -139,6 +136,19 @@ _ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, if X had string column names."""
+
+
+def _params(C_mapping, C_numbers, default_q, old_q_numbers, **fields):
+    """The shared parameter text with one estimator's defaults and their reasons."""
+    return _COMMON_PARAMS.format(
+        C_mapping=_wrap(8, f"{C_mapping} *Changed in 0.1:* the default was 1.0; under dropout "
+                           f"the noise is the main regulariser and the ridge term mostly adds "
+                           f"bias (spambase, features over their maximum: clean error "
+                           f"{C_numbers}; see Notes, *Defaults*)."),
+        q_change=_wrap(8, f"*Changed in 0.1:* None meant q = 0.5 for dropout, {old_q_numbers}; "
+                          f"q = {default_q} is the level chosen on four data sets (see Notes, "
+                          f"*Defaults*)."),
+        default_q=default_q, **fields)
 
 
 def _wrap(indent: int, text: str) -> str:
@@ -409,7 +419,7 @@ class DropoutLogisticRegression(_DropoutClassifier):
 
 
 DropoutSVC.__doc__ = DropoutSVC.__doc__.format(
-    params=_COMMON_PARAMS.format(
+    params=_params(
         C_mapping="Equals ``C`` of ``LinearSVC(loss='hinge')`` and ``SVC(kernel='linear')``.",
         extra="\n    margin : float > 0, default=1.0\n        The paper's l, the cost of a wrong "
               "prediction in the hinge ``max(0, l - y f(x))``.",
@@ -437,7 +447,7 @@ DropoutSVC.__doc__ = DropoutSVC.__doc__.format(
         "which keeps gaining up to C = 100: 1.1 points; C = 10 is within half a point). On "
         "digits q = 0.3 is more robust but 2.3 points worse than LinearSVC on clean rows.")))
 DropoutLogisticRegression.__doc__ = DropoutLogisticRegression.__doc__.format(
-    params=_COMMON_PARAMS.format(
+    params=_params(
         C_mapping="Equals ``2 C`` of scikit-learn's ``LogisticRegression``.",
         extra="", bound_eq="Eqs. 16-22", gaussian_how="Gauss-Hermite quadrature",
         default_q="0.1", default_objective="bound",
