@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robustclf.experiments import _chen_common, get_experiment
 from robustclf.experiments._chen_common import BASELINES, FreeBiasLinearSVC, make_estimator
@@ -122,6 +123,11 @@ def test_free_bias_svc_gram_and_linear_kernel_paths_agree(monkeypatch):
     np.testing.assert_array_equal(direct.n_iter_, gram.n_iter_)
 
 
+@parametrize_with_checks([FreeBiasLinearSVC()])
+def test_free_bias_svc_is_a_scikit_learn_classifier(estimator, check):
+    check(estimator)
+
+
 def test_free_bias_svc_two_classes_and_bad_input():
     X, y = _digits(200)
     labels = np.where(y == 3, "three", "other")
@@ -132,10 +138,12 @@ def test_free_bias_svc_two_classes_and_bad_input():
     assert clf.score(X, labels) > 0.95
     with pytest.raises(ValueError, match="C must be a finite number > 0"):
         FreeBiasLinearSVC(C=0.0).fit(X, y)
-    with pytest.raises(ValueError, match="at least two classes"):
+    with pytest.raises(ValueError, match="1 class .*at least two"):
         FreeBiasLinearSVC().fit(X, np.zeros(200))
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :10])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        FreeBiasLinearSVC().fit(X, np.linspace(0, 1, 200))
 
 
 def test_mnist_nightmare_fast_mode():

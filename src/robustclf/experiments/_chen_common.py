@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC, LinearSVC
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..linear import DropoutLogisticRegression, DropoutSVC, FDROPClassifier, MCFClassifier
@@ -110,11 +111,12 @@ class FreeBiasLinearSVC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit one binary SVM per class (two classes: one problem, class 1 positive)."""
         X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
         if not (np.isfinite(self.C) and self.C > 0):
             raise ValueError(f"C must be a finite number > 0, got {self.C!r}.")
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
-            raise ValueError(f"y must hold at least two classes, got {self.classes_.tolist()}.")
+            raise ValueError(f"y has 1 class ({self.classes_[0]!r}); at least two are needed.")
         gram = X.shape[0] <= GRAM_MAX_ROWS
         K = X @ X.T if gram else X
         positives = self.classes_[1:] if self.classes_.size == 2 else self.classes_
