@@ -245,3 +245,14 @@ def test_per_pattern_svc_bad_input(kwargs, y, match):
     X, y0, _ = _patterned()
     with pytest.raises(ValueError, match=match):
         PerPatternSVC(**kwargs).fit(X, y0 if y is None else y)
+
+
+def test_per_pattern_svc_all_nan_pattern_predicts_its_majority():
+    from robustclf.experiments.chechik import PerPatternSVC
+
+    X, y, _ = _patterned(2)
+    X[:40] = np.nan
+    y[:40] = np.r_[np.ones(30, dtype=int), np.zeros(10, dtype=int)]
+    y[40:] = 0  # the overall majority is 0, the all-NaN pattern's is 1
+    model = PerPatternSVC().fit(X, y)
+    assert np.all(model.predict(np.full((3, 4), np.nan)) == 1)

@@ -351,7 +351,7 @@ class PerPatternSVC(ClassifierMixin, BaseEstimator):
             rows = inverse == k
             labels = np.unique(y[rows])
             if labels.size == 1 or not mask.any():
-                self.models_.append(labels[0] if labels.size == 1 else self._majority(y))
+                self.models_.append(self._majority(y[rows]))
                 continue
             self.models_.append(self._svc().fit(X[np.ix_(rows, mask)], y[rows]))
         self.fallback_ = self._svc().fit(np.nan_to_num(X, nan=0.0), y)
