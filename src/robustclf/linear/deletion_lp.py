@@ -66,7 +66,7 @@ class DeletionRobustLP(LinearClassifierBase):
         not one feature). Measured at the defaults (two stratified 50/50 splits, at most 1,000
         training rows; ``benchmarks/bench_defaults_quality.py``), error clean / under the
         exact worst case of one deleted feature, against ``LinearSVC()``: breast cancer 0.033 /
-        0.046 (0.038 / 0.118), spambase 0.090 / 0.174 (0.102 / 0.218), digits 0.066 / 0.181
+        0.046 (0.038 / 0.118), spambase 0.090 / 0.174 (0.102 / 0.218), digits 0.065 / 0.182
         (0.039 / 0.298), votes 0.112 / 0.153 (0.048 / 0.446: one vote carries most of the
         signal, and protecting against its deletion costs 6 points of clean error). Budget 2
         costs more clean error (votes 0.143, digits 0.092); budget 4 predicts the majority
