@@ -367,6 +367,20 @@ def _plot(frame: pd.DataFrame, threat: str, path: Path) -> None:
     plt.close(fig)
 
 
+def _describe(spec: Mode | None) -> str:
+    if spec is None:
+        return "unknown."
+    grid = ("each model's registry setting, no selection" if spec.grid_values == 1 else
+            "every value of each grid parameter" if spec.grid_values is None else
+            f"the first {spec.grid_values} values of each grid parameter")
+    skipped = f"; left out: {', '.join(spec.skip)}" if spec.skip else ""
+    return (f"{spec.n_splits} train/test split(s), at most {spec.max_train} training and "
+            f"{spec.max_test} test rows each (stratified subsample), {spec.inner_folds} inner "
+            f"folds, {grid}, black-box greedy attack with at most {spec.max_queries} queries "
+            f"per row{skipped}. The full mode adds MNIST 4 vs 7 and runs 3 splits of 2,000 "
+            "rows with the whole grids.")
+
+
 def write_benchmark(frame: pd.DataFrame, output_dir, *, command: str = "robustclf benchmark",
                     seconds: float | None = None, page: str = "benchmark.md",
                     data_subdir: str = "benchmark_data") -> Path:
@@ -410,6 +424,7 @@ def write_benchmark(frame: pd.DataFrame, output_dir, *, command: str = "robustcl
         "baselines a practitioner would pick (`robustclf list`): "
         + ", ".join(f"`{n}`" for n in sorted(set(frame["estimator"]))) + ".",
         f"- **Data**: {', '.join(datasets)} (test chunks per data set: {n_repeats}).",
+        f"- **Run size** (mode `{mode}`): {_describe(MODES.get(mode))}",
         "- **Model selection, the same for every model**: each model's registry grid is "
         "searched on the training rows with the same inner stratified folds, scored under the "
         "threat at its middle level (`make_corruption_scorer`; plain accuracy on the "
