@@ -126,12 +126,15 @@ def _random_forest():
 
 def _robust_filter_logistic():
     from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
 
-    from .experiments._baselines import RobustCovarianceFilterLogistic
+    from .experiments._robust_filter import MCDFilterClassifier
 
     return make_pipeline(SimpleImputer(strategy="mean", keep_empty_features=True),
-                         RobustCovarianceFilterLogistic(outlier_fraction=0.1, random_state=0))
+                         MCDFilterClassifier(LogisticRegression(max_iter=2_000),
+                                             outlier_fraction=0.1, n_components=20,
+                                             random_state=0))
 
 
 def _lazy(module: str, name: str, **params) -> Callable[[], BaseEstimator]:
@@ -175,7 +178,7 @@ _ENTRIES: list[EstimatorEntry] = [
                                "entries handled natively by its trees"),
     EstimatorEntry("robust_filter_logistic", _robust_filter_logistic, robust=False,
                    linear=True, threats=("training_outliers",),
-                   param_grid={"robustcovariancefilterlogistic__outlier_fraction":
+                   param_grid={"mcdfilterclassifier__outlier_fraction":
                                [0.05, 0.1, 0.2]},
                    description="robust-covariance outlier filter (MinCovDet distances, the most "
                                "outlying rows dropped) + LogisticRegression, the practitioner's "

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustclf._registry import THREATS, estimator_entries, get_entry
-from robustclf.experiments._baselines import RobustCovarianceFilterLogistic
 from robustclf.experiments._protocol import inner_cv, select_and_fit, verdict
+from robustclf.experiments._robust_filter import MCDFilterClassifier
 from robustclf.experiments.benchmark import (
     BENCHMARK_THREATS,
     benchmark_table,
@@ -129,12 +129,13 @@ def test_filter_drops_gross_outliers_and_keeps_inputs():
     X = np.vstack([rng.normal(size=(190, 4)), rng.uniform(8, 10, size=(10, 4))])
     y = np.r_[(X[:190, 0] > 0).astype(int), np.zeros(10, dtype=int)]
     X_copy = X.copy()
-    model = RobustCovarianceFilterLogistic(outlier_fraction=0.05, random_state=0).fit(X, y)
+    model = MCDFilterClassifier(outlier_fraction=0.05, n_components=2, random_state=0).fit(X, y)
     assert not model.inlier_mask_[190:].any()
     assert model.inlier_mask_.sum() == 190
     np.testing.assert_array_equal(X, X_copy)
     assert model.coef_.shape == (1, 4)
-    np.testing.assert_array_equal(model.predict(X), model.classifier_.predict(X))
+    np.testing.assert_array_equal(model.predict(X), model.estimator_.predict(X))
+    assert model.covariance_estimator_.location_.shape == (2,)   # on 2 principal components
 
 
 @settings(max_examples=15, deadline=None)
@@ -143,7 +144,7 @@ def test_filter_drops_the_rounded_fraction(fraction, n):
     rng = np.random.default_rng(n)
     X = rng.normal(size=(n, 3))
     y = np.arange(n) % 2
-    model = RobustCovarianceFilterLogistic(outlier_fraction=fraction, random_state=0).fit(X, y)
+    model = MCDFilterClassifier(outlier_fraction=fraction, random_state=0).fit(X, y)
     assert (~model.inlier_mask_).sum() == int(np.floor(fraction * n + 0.5))
     kept = model.distances_[model.inlier_mask_]
     dropped = model.distances_[~model.inlier_mask_]
@@ -153,6 +154,8 @@ def test_filter_drops_the_rounded_fraction(fraction, n):
 def test_filter_errors():
     X = np.array([[0.0, 1.0], [np.nan, 2.0], [1.0, 0.0], [2.0, 1.0]])
     with pytest.raises(ValueError, match="NaN"):
-        RobustCovarianceFilterLogistic().fit(X, [0, 1, 0, 1])
+        MCDFilterClassifier().fit(X, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="outlier_fraction"):
-        RobustCovarianceFilterLogistic(outlier_fraction=1.5).fit(np.ones((4, 2)), [0, 1, 0, 1])
+        MCDFilterClassifier(outlier_fraction=1.5).fit(np.ones((4, 2)), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="at most one"):
+        MCDFilterClassifier(n_outliers=1, outlier_fraction=0.1).fit(np.eye(4), [0, 1, 0, 1])
