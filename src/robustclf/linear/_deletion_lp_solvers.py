@@ -676,7 +676,10 @@ def solve_subgradient(X, y, values, budget, margin, weight_bound, *, fit_interce
     subgradient method without smoothness and strong convexity", JMLR 2018). On the
     spambase fold (4,140 x 57), relative gap to the optimum: ~5e-4 after 50 epochs without
     restarts; with them ~2e-4 after 30, ~1e-4 after 40, 5e-5 to 9e-5 after 50 (the default;
-    four seeds), 4e-5 after 60 (``benchmarks/bench_deletion_lp.py --only first-order``). With
+    four seeds), 4e-5 after 60 (``benchmarks/bench_deletion_lp.py --only first-order``). The
+    schedule is per epoch, so fewer rows mean fewer steps: after 50 epochs ~2e-4 at 2,000 rows,
+    ~4e-4 at 1,000, up to 7e-3 at 300 and 2 % at 100 (issue 15 rerun; more epochs do not close
+    it, the step halves every stage). With
     ``max_iter <= stage_epochs`` (e.g. the cutting planes' warm start) there is a single stage.
 
     **Certificate.** The subgradients themselves give a dual point: the rows active in a
