@@ -232,13 +232,14 @@ def _models_and_data(args) -> _Models:
 def _split_user_table(args, *, fit: bool):
     """The user's table as (X_fit, y_fit, X_eval, y_eval); all rows are scored if nothing fits."""
     from .datasets import load_table
+    from .datasets._files import non_numeric_columns
 
     if args.target is None:
         raise ValueError("--data needs --target, the name of the label column.")
     X, y = load_table(args.data, args.target)
     if not fit:
         return None, None, X, y
-    non_numeric = [str(c) for c in X.columns if not _is_numeric(X[c])]
+    non_numeric = non_numeric_columns(X)
     if non_numeric:
         raise ValueError("registry estimators need numeric columns; non-numeric: "
                          f"{', '.join(non_numeric[:10])}. Encode them, or pass a --model "
@@ -250,12 +251,6 @@ def _split_user_table(args, *, fit: bool):
     X_fit, X_eval, y_fit, y_eval = train_test_split(
         X, y, test_size=args.test_size, stratify=y, random_state=args.seed)
     return X_fit, y_fit, X_eval, y_eval
-
-
-def _is_numeric(column) -> bool:
-    import pandas as pd
-
-    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
 
 
 def _as_frame(X):

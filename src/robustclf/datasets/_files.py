@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["load_table", "load_model", "check_model_columns"]
+__all__ = ["load_table", "load_model", "check_model_columns", "non_numeric_columns"]
 
 _READERS = {".csv": "csv", ".tsv": "tsv", ".txt": "csv", ".parquet": "parquet",
             ".pq": "parquet"}
@@ -87,6 +87,11 @@ def _read(path: Path, kind: str) -> pd.DataFrame:
                          f"({type(exc).__name__}: {exc}).") from None
 
 
+def non_numeric_columns(X: pd.DataFrame) -> list[str]:
+    """Names of the columns of ``X`` that a numeric model cannot take (text, categories, ...)."""
+    return [str(c) for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+
+
 def load_model(path):
     """Load a fitted classifier saved with :func:`joblib.dump` (or :mod:`pickle`).
 
@@ -151,7 +156,7 @@ def check_model_columns(model, X: pd.DataFrame) -> pd.DataFrame | np.ndarray:
         if n_expected is not None and X.shape[1] != n_expected:
             raise ValueError(f"the model was fitted on {n_expected} columns, the data has "
                              f"{X.shape[1]} feature columns.")
-        non_numeric = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+        non_numeric = non_numeric_columns(X)
         if non_numeric:
             shown = ", ".join(map(str, non_numeric[:10]))
             raise ValueError(f"the model was fitted on a numeric array but the data has "
