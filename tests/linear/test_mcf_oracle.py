@@ -33,8 +33,9 @@ def test_default_fit_matches_the_oracle(dataset, loss):
     Xtr, ytr, Xte, _ = _split(dataset)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        model = MCFClassifier(loss=loss, q=0.5).fit(Xtr, ytr)
-    W, B, F = oracle.solve_ovr(loss, Xtr, ytr, q=0.5, C=1.0)
+        model = MCFClassifier(loss=loss).fit(Xtr, ytr)       # the defaults: q = 0.2, C = 1
+    assert model.q is None and model.C == 1.0
+    W, B, F = oracle.solve_ovr(loss, Xtr, ytr, q=0.2, C=1.0)
     np.testing.assert_allclose(model.objective_, F, rtol=1e-6)
     assert np.all(model.objective_ >= F * (1 - 1e-12))       # the oracle is the minimum
     np.testing.assert_array_equal(model.predict(Xte),
