@@ -12,3 +12,19 @@ from hypothesis import settings
 settings.register_profile("default", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None, max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A real ``dask.distributed`` cluster for the whole session: two worker processes with one
+    thread each, so that every task's inputs and results are serialised between processes as
+    on a multi-machine cluster. Skipped when dask is not installed."""
+    pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, memory_limit="1GiB") as cluster:
+        with distributed.Client(cluster) as client:
+            yield client

@@ -109,9 +109,15 @@ def _as_row_vector(v, chunks, name: str):
         v = np.asarray(v)
         if v.ndim == 2 and v.shape[1] == 1:
             v = v.ravel()
-        v = da.from_array(v, chunks=(chunks,)) if v.ndim == 1 and v.size == sum(chunks) else v
-    if not isinstance(v, da.Array) or v.ndim != 1:
-        raise ValueError(f"{name} must be 1-D with one entry per row of X.")
+        if v.ndim != 1:
+            raise ValueError(f"{name} must be 1-D with one entry per row of X; got shape "
+                             f"{v.shape}.")
+        if v.size != sum(chunks):
+            raise ValueError(f"{name} has {v.size} entries but X has {sum(chunks)} rows.")
+        v = da.from_array(v, chunks=(chunks,))
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be 1-D with one entry per row of X; got shape "
+                         f"{v.shape}.")
     if any(np.isnan(c) for c in v.chunks[0]):
         v = v.compute_chunk_sizes()
     if v.shape[0] != sum(chunks):

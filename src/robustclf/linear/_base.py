@@ -25,6 +25,7 @@ columns at once. Subclasses declare ``nan_policy`` and ``class_weight`` in their
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,12 +35,14 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._blockwise import RowBlocks, blockwise_method, is_dask_collection
 from .._compat import LinearClassifierMixin, validate_data
 from .._convergence import warn_not_converged
 from .._validation import check_option
 
 __all__ = [
     "NAN_POLICIES",
+    "ChunkReader",
     "LinearClassifierBase",
     "absent_as_zero",
     "ovr_targets",
@@ -144,6 +147,64 @@ def warn_if_not_converged(estimator, converged: np.ndarray, max_iter: int, *,
         advice="Increase max_iter, or scale the data.", stacklevel=4)
 
 
+@dataclass(frozen=True)
+class ChunkReader:
+    """How a row chunk of a dask fit is read: the in-memory validation, chunk by chunk.
+
+    A dask collection is never validated as a whole (that would be a pass over data that may
+    not fit in memory); each chunk is checked where it is read, with the same rules and
+    messages as :meth:`LinearClassifierBase.fit` applies to an in-memory ``X``.
+
+    Attributes
+    ----------
+    classes : ndarray
+        ``classes_`` of the whole fit (every chunk's labels are among them).
+    class_multipliers : ndarray of shape (n_classes,) or None
+        ``class_weight`` of each class (None: all one).
+    allow_nan : bool
+        ``nan_policy == "absent"``: NaN entries are absent and read as zero.
+    keep_absent : bool
+        Leave NaN in place (``_fit_reads_absent``).
+    """
+
+    classes: np.ndarray
+    class_multipliers: np.ndarray | None
+    allow_nan: bool
+    keep_absent: bool = False
+
+    def read(self, Xb, yb, wb):
+        """``(X, Y, sample_weight)`` of one chunk: float64 ``X`` (CSR if sparse) with absent
+        entries zero, the ±1 targets of :func:`ovr_targets` and the row weights (or None)."""
+        X = sp.csr_matrix(Xb, dtype=np.float64) if sp.issparse(Xb) else np.asarray(
+            Xb, dtype=np.float64)
+        values = X.data if sp.issparse(X) else X
+        if not np.isfinite(values).all():
+            if np.isinf(values).any():
+                raise ValueError("Input X contains infinity or a value too large for float64.")
+            if not self.allow_nan:
+                raise ValueError("Input X contains NaN; with nan_policy='raise' NaN is an "
+                                 "error (nan_policy='absent' reads it as an absent feature).")
+        if not self.keep_absent:
+            X = absent_as_zero(X)
+        y = np.asarray(yb).ravel()
+        codes = np.searchsorted(self.classes, y).clip(0, self.classes.size - 1)
+        if not np.array_equal(self.classes[codes], y):
+            raise ValueError("y changed while it was read: a label is not among classes_.")
+        if self.classes.size == 2:
+            Y = np.where(codes == 1, 1.0, -1.0)[:, None]
+        else:
+            Y = np.where(codes[:, None] == np.arange(self.classes.size), 1.0, -1.0)
+        weights = None
+        if wb is not None:
+            weights = np.asarray(wb, dtype=np.float64).ravel()
+            if not np.isfinite(weights).all() or (weights < 0).any():
+                raise ValueError("sample_weight must be finite and non-negative.")
+        if self.class_multipliers is not None:
+            multipliers = self.class_multipliers[codes]
+            weights = multipliers if weights is None else weights * multipliers
+        return X, Y, weights
+
+
 class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
     """Base of the library's linear classifiers: a template ``fit`` and prediction from ``coef_``.
 
@@ -199,6 +260,8 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._check_params()
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_blockwise(X, y, sample_weight)
         X, y = validate_data(
             self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64,
             ensure_all_finite=self._finiteness(),
@@ -213,6 +276,7 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
         self.intercept_ = np.asarray(intercept, dtype=np.float64).reshape(Y.shape[1])
         return self
 
+    @blockwise_method("scores")
     def decision_function(self, X) -> np.ndarray:
         """Confidence scores ``X @ coef_.T + intercept_``, absent (NaN) features contributing 0.
 
@@ -236,6 +300,22 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
         scores = scores + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
+    @blockwise_method("labels")
+    def predict(self, X) -> np.ndarray:
+        """Class of largest score (the sign of ``decision_function`` for two classes).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Rows to classify; NaN entries are absent features (``nan_policy="absent"``). A
+            dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        return super().predict(X)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
@@ -243,6 +323,60 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
         return tags
 
     # -- internals ---------------------------------------------------------------------------
+    def _fit_blockwise(self, X, y, sample_weight):
+        """Fit on a dask collection: the solver reads the row chunks where they are.
+
+        Labels are collected in one pass over ``y`` (``classes_`` and, for
+        ``class_weight="balanced"``, the class counts); ``X`` is validated chunk by chunk by a
+        :class:`ChunkReader` as the solver reads it. The subclass's
+        ``_fit_ovr_blockwise(data, reader)`` returns ``(coef, intercept)``.
+        """
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but y is None.")
+        solve = getattr(self, "_fit_ovr_blockwise", None)
+        if solve is None:
+            advice = ("train on the chunks with partial_fit (e.g. dask_ml.wrappers.Incremental)"
+                      if hasattr(self, "partial_fit") else "compute X into memory first")
+            raise TypeError(
+                f"{type(self).__name__} cannot train on a dask collection: its solver is not a "
+                f"sum over rows that could be evaluated chunk by chunk; {advice}. Prediction on "
+                "dask arrays works for every fitted model.")
+        data = RowBlocks.from_inputs(X, y, sample_weight)
+        import dask
+
+        labels, counts = dask.compute(*_unique_counts(data.y))
+        check_classification_targets(labels)
+        classes, _ = ovr_targets(labels, type(self).__name__)
+        self._reset_features(data)
+        reader = ChunkReader(classes, self._class_multipliers(classes, counts),
+                             allow_nan=self._finiteness() == "allow-nan",
+                             keep_absent=self._fit_reads_absent)
+        coef, intercept = solve(data, reader)
+        self.classes_ = classes
+        self.coef_ = np.asarray(coef, dtype=np.float64).reshape(-1, data.shape[1])
+        self.intercept_ = np.asarray(intercept, dtype=np.float64).reshape(-1)
+        return self
+
+    def _reset_features(self, data) -> None:
+        """``n_features_in_`` and ``feature_names_in_`` from a dask input, as ``validate_data``
+        sets them for an in-memory one."""
+        self.n_features_in_ = data.shape[1]
+        if data.feature_names is not None:
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def _class_multipliers(self, classes, counts):
+        """``class_weight`` as one multiplier per class (None when there is none)."""
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is None:
+            return None
+        if class_weight == "balanced":
+            return counts.sum() / (classes.size * counts.astype(float))
+        from sklearn.utils.class_weight import compute_class_weight
+
+        return compute_class_weight(class_weight, classes=classes, y=classes)
+
     def _finiteness(self):
         """``ensure_all_finite`` of scikit-learn's validation under ``nan_policy``."""
         policy = check_option(getattr(self, "nan_policy", "raise"), "nan_policy", NAN_POLICIES)
@@ -278,3 +412,10 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
 
     def _fit_ovr(self, X, Y, sample_weight):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _unique_counts(y):
+    """Lazy sorted labels of a dask vector and their counts."""
+    import dask.array as da
+
+    return da.unique(y, return_counts=True)

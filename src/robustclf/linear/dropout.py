@@ -19,8 +19,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._blockwise import blockwise_method
 from .._validation import check_bool, check_max_iter, check_option, check_positive
 from ..noise import make_noise
+from . import _dropout_blockwise as blockwise
 from . import _dropout_solvers as solvers
 from ._base import (
     LinearClassifierBase,
@@ -204,6 +206,38 @@ class _DropoutClassifier(LinearClassifierBase):
             if solver == "irls":
                 kwargs["linear_solver"] = "auto"
             result = _SOLVERS[solver](X, Y, var, self._make_loss(), **kwargs)
+        return self._store(result, noise, solver)
+
+    def _fit_ovr_blockwise(self, data, reader):
+        """Fit on the row chunks of a dask collection (:mod:`._dropout_blockwise`).
+
+        ``solver="auto"`` and ``"newton"`` take the blockwise Newton solver with exact Hessian
+        blocks up to ``MAX_HESSIAN_FEATURES`` features (``"auto"``: L-BFGS beyond); ``"lbfgs"``
+        the blockwise L-BFGS. The optimum is the in-memory fit's (same objective, same
+        stopping measure); IRLS, and the exact libsvm solve of the noiseless hinge, run in
+        memory only.
+        """
+        noise = make_noise(self.noise, self._resolved_q())
+        d = data.shape[1]
+        solver = self.solver
+        if solver == "irls":
+            raise ValueError("solver='irls' runs in memory only; on a dask collection use "
+                             "solver='auto', 'newton' or 'lbfgs' (the same optimum).")
+        if solver == "auto":
+            solver = "newton" if d <= blockwise.MAX_HESSIAN_FEATURES else "lbfgs"
+        elif solver == "newton" and d > blockwise.MAX_HESSIAN_FEATURES:
+            raise ValueError(
+                f"solver='newton' on a dask collection assembles (d + 1)-square Hessian blocks "
+                f"and is limited to {blockwise.MAX_HESSIAN_FEATURES} features; X has {d}. Use "
+                "solver='lbfgs' (or 'auto').")
+        chunk = blockwise._Chunk(reader, noise, bool(self.fit_intercept))
+        n_columns = 1 if reader.classes.size == 2 else reader.classes.size
+        result = getattr(blockwise, solver)(data, chunk, self._make_loss(), n_columns,
+                                            tol=float(self.tol), max_iter=int(self.max_iter))
+        return self._store(result, noise, solver)
+
+    def _store(self, result, noise, solver):
+        """Fitted attributes and the convergence warning of a solver's result."""
         self.noise_, self.solver_ = noise, solver
         self.n_iter_ = result.n_iter
         self.objective_history_ = result.objective
@@ -390,6 +424,7 @@ class DropoutLogisticRegression(_DropoutClassifier):
         self.class_weight = class_weight
         self.nan_policy = nan_policy
 
+    @blockwise_method("columns")
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (one-vs-all logistic outputs, normalised for > 2 classes).
 
@@ -404,6 +439,7 @@ class DropoutLogisticRegression(_DropoutClassifier):
         """
         return self._predict_proba_lr(X)
 
+    @blockwise_method("columns")
     def predict_log_proba(self, X) -> np.ndarray:
         """Logarithm of :meth:`predict_proba`.
 

@@ -185,9 +185,12 @@ class MCFClassifier(LinearClassifierBase):
         check_max_iter(self.max_iter)
         check_bool(self.fit_intercept, "fit_intercept")
 
+    def _noise(self):
+        return make_noise(self.noise, _DEFAULT_Q if self.q is None and
+                          isinstance(self.noise, str) and self.noise == "dropout" else self.q)
+
     def _fit_ovr(self, X, Y, sample_weight=None):
-        noise = make_noise(self.noise, _DEFAULT_Q if self.q is None and
-                           isinstance(self.noise, str) and self.noise == "dropout" else self.q)
+        noise = self._noise()
         noise._check_input_values(X)
         self.noise_ = noise
         if self.loss == "quadratic":
@@ -206,29 +209,60 @@ class MCFClassifier(LinearClassifierBase):
                 measure_name="relative gradient norm", tol=self.tol,
                 reason="the linear solve of the normal equations was inexact")
             return coef, intercept
-        return self._fit_logistic(X, Y, noise, sample_weight)
-
-    def _fit_logistic(self, X, Y, noise: NoiseModel, sample_weight=None):
         if noise.keeps_sparsity and not sp.issparse(X):
             X = sp.csr_matrix(X)       # the dropout cumulants only touch non-zero entries
-        n, d = X.shape
-        K, C, fit_b = Y.shape[1], float(self.C), bool(self.fit_intercept)
-        sw = None if sample_weight is None else sample_weight[:, None]   # row weights
         # K_n(-y_nk w_k) for all columns at once, prepared once (see noise._SignedCumulant)
         cumulant = noise._signed_cumulant(X, Y > 0)
+        sw = None if sample_weight is None else sample_weight[:, None]   # row weights
+        C = float(self.C)
+        return self._fit_logistic(
+            lambda W, b: _logistic_terms(cumulant, Y, sw, C, W, b), noise, *X.shape, Y.shape[1])
+
+    def _fit_ovr_blockwise(self, data, reader):
+        """Fit on the row chunks of a dask collection: the same objectives, their data terms
+        summed chunk by chunk (:meth:`robustclf._blockwise.RowBlocks.reduce`).
+
+        MCF-quadratic is solved by the blockwise Newton solver of the dropout models (one
+        exact Newton step: the objective is quadratic), MCF-logistic by the same L-BFGS-B as
+        in memory, each function evaluation one pass over the data.
+        """
+        from . import _dropout_blockwise as blockwise
+
+        noise = self._noise()
+        self.noise_ = noise
+        n_columns = 1 if reader.classes.size == 2 else reader.classes.size
+        if self.loss == "quadratic":
+            chunk = blockwise._Chunk(reader, noise, bool(self.fit_intercept))
+            solve = (blockwise.newton if data.shape[1] <= blockwise.MAX_HESSIAN_FEATURES
+                     else blockwise.lbfgs)
+            res = solve(data, chunk, QuadraticLoss(float(self.C)), n_columns,
+                        tol=float(self.tol), max_iter=int(self.max_iter))
+            # the starting point is the least-squares solve itself: one linear solve, as in memory
+            self.n_iter_ = np.maximum(res.n_iter, 1)
+            self.objective_ = np.array([h[-1] for h in res.objective])
+            self.gradient_norm_ = res.measure
+            warn_if_not_converged(self, res.converged, self.max_iter, measure=res.measure,
+                                  measure_name="relative gradient norm", tol=self.tol)
+            return res.coef, res.intercept
+        C = float(self.C)
+
+        def terms(W, b):
+            return data.reduce(_logistic_chunk_terms, reader, noise, C, W, b)
+        return self._fit_logistic(terms, noise, *data.shape, n_columns)
+
+    def _fit_logistic(self, terms, noise: NoiseModel, n: int, d: int, K: int):
+        """L-BFGS-B on MCF-logistic; ``terms(W, b)`` gives the data term's value per column and
+        its gradients in ``W`` and ``b`` (:func:`_logistic_terms`, in memory or summed over
+        chunks)."""
+        fit_b = bool(self.fit_intercept)
         last = {}
 
         def fun(x):
             W, b = x[: d * K].reshape(d, K), (x[d * K:] if fit_b else np.zeros(K))
-            z = cumulant.value(W) - Y * b
-            losses = np.logaddexp(0.0, z)
-            A = C * expit(z)                   # d loss / d z, times the row weights
-            if sw is not None:
-                losses, A = sw * losses, sw * A
-            f = (W * W).sum(axis=0) + C * losses.sum(axis=0)
-            grad = 2.0 * W + cumulant.grad(W, A)
+            losses, grad_W, grad_b = terms(W, b)
+            f = (W * W).sum(axis=0) + losses
             last["f"] = f
-            return f.sum(), np.concatenate([grad.ravel(), -(A * Y).sum(axis=0)[: K * fit_b]])
+            return f.sum(), np.concatenate([(2.0 * W + grad_W).ravel(), grad_b[: K * fit_b]])
 
         radius = noise._mgf_radius() * (1.0 - 1e-9)
         lower = np.r_[np.full(d * K, -radius), np.full(K * fit_b, -np.inf)]
@@ -256,6 +290,27 @@ class MCFClassifier(LinearClassifierBase):
                               measure_name="relative projected gradient norm", tol=self.tol,
                               reason=reason)
         return res.x[: d * K].reshape(d, K).T, (res.x[d * K:] if fit_b else np.zeros(K))
+
+
+def _logistic_terms(cumulant, Y, sw, C: float, W, b):
+    """MCF-logistic's data term ``C sum_n s_n log(1 + exp(K_n(-y_n w) - y_n b))`` per column,
+    and its gradients in ``W`` and ``b`` (``sw`` the row weights as a column, or None)."""
+    z = cumulant.value(W) - Y * b
+    losses = np.logaddexp(0.0, z)
+    A = C * expit(z)                   # d loss / d z, times the row weights
+    if sw is not None:
+        losses, A = sw * losses, sw * A
+    return C * losses.sum(axis=0), cumulant.grad(W, A), -(A * Y).sum(axis=0)
+
+
+def _logistic_chunk_terms(Xb, yb, wb, reader, noise, C, W, b):
+    """:func:`_logistic_terms` of one row chunk of a dask fit."""
+    X, Y, weights = reader.read(Xb, yb, wb)
+    noise._check_input_values(X)
+    if noise.keeps_sparsity and not sp.issparse(X):
+        X = sp.csr_matrix(X)
+    sw = None if weights is None else weights[:, None]
+    return _logistic_terms(noise._signed_cumulant(X, Y > 0), Y, sw, C, W, b)
 
 
 def _text(message) -> str:

@@ -1,0 +1,386 @@
+"""The marginalised-corruption objectives solved on row blocks (dask), one pass per evaluation.
+
+The objective of :mod:`._dropout_solvers`,
+
+    F_k(w, b) = ||w||^2 + sum_n loss(m_nk, u_nk; y_nk),   m_nk = w^T x_n + b,   u_nk = w^T V_n w,
+
+is a sum over rows, so its value, gradient and Hessian are sums of per-chunk terms. Here they
+are computed chunk by chunk where the chunks live (:meth:`robustclf._blockwise.RowBlocks.reduce`)
+and only the ``(d + 1)``-sized sums travel; the per-row quantities (``m``, ``u`` and the loss's
+derivatives) never leave their chunk. Two solvers:
+
+``newton`` (:func:`newton`)
+    Newton's method with the exact Hessian of every one-vs-all column, assembled from per-chunk
+    blocks (moderate ``d``: ``(d + 1)^2`` floats per column travel). A step is the Cholesky
+    solve of the Levenberg-Marquardt damped system; the line search evaluates the objective at
+    the eight step lengths ``1, 1/2, ..., 1/128`` *and* the gradient and Hessian at the full
+    step in the same pass, so an iteration whose full step is accepted -- all of them near
+    the optimum -- costs one pass over the data, and one that backtracks two. The hinge-type
+    losses follow the same smoothing path as the in-memory Newton solver (continuation, see
+    :func:`._dropout_solvers.newton`).
+``lbfgs`` (:func:`lbfgs`)
+    scipy's L-BFGS-B on the summed objective, one pass per function-and-gradient evaluation:
+    for wide data where Hessian blocks do not fit.
+
+Both stop a column on the in-memory solvers' measure, the relative gradient norm
+``||grad F_k||_inf / ||grad F_k(0)||_inf <= tol``, so a fit on a dask array reaches the optimum
+of the in-memory fit on the same rows (to the tolerance; Newton's last step usually overshoots
+the tolerance by orders of magnitude), and return the same :class:`SolverResult`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import cho_factor, cho_solve
+from scipy.optimize import minimize
+
+from ._dropout_losses import with_row_weights
+from ._dropout_problem import Variance, _Problem
+from ._dropout_solvers import (
+    _ARMIJO,
+    _EPS_DECREASE,
+    _MAX_DAMPING,
+    _MAX_STALLS,
+    _MIN_DAMPING,
+    _RESOLUTION,
+    _STAGE_TOL,
+    ABNORMAL,
+    CONVERGED,
+    MAX_ITER,
+    NO_DESCENT,
+    SolverResult,
+)
+
+__all__ = ["MAX_HESSIAN_FEATURES", "lbfgs", "newton"]
+
+#: Widest data (features) whose Hessian blocks the blockwise Newton solver assembles.
+MAX_HESSIAN_FEATURES = 2048
+#: Step lengths the line search evaluates in one pass.
+_STEPS = 0.5 ** np.arange(8)
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """What every chunk task needs besides the chunk: how to read it and the objective."""
+
+    reader: object          # robustclf.linear._base.ChunkReader
+    noise: object           # the fitted noise model
+    fit_intercept: bool
+
+    def problems(self, Xb, yb, wb, *losses):
+        """The chunk's :class:`_Problem` for each loss (weighted by the chunk's row weights)."""
+        X, Y, weights = self.reader.read(Xb, yb, wb)
+        self.noise._check_input_values(X)
+        var = Variance(*self.noise._variance_terms(X), X.shape)
+        return [_Problem(X, Y, var, with_row_weights(loss, weights), self.fit_intercept)
+                for loss in losses]
+
+    def problem(self, Xb, yb, wb, loss):
+        return self.problems(Xb, yb, wb, loss)[0]
+
+
+def _data_terms(problem, theta, order):
+    """Data term of every column at ``theta``: value, and gradient (``order >= 1``) and
+    Hessian blocks (``order == 2``). The ``||w||^2`` term is added by the caller."""
+    Y = problem.Y
+    w = theta[: problem.d]
+    m = problem.lin(theta)
+    u = problem.var.forward(w * w)
+    value = problem.loss.value(m, u, Y).sum(axis=0)
+    if order == 0:
+        return value
+    derivs = problem.loss.derivatives(m, u, Y, order=order)
+    lm, lu = derivs[:2]
+    Vlu = problem.var.adjoint(lu)
+    grad = problem.lin_t(lm) + problem.pad(2.0 * w * Vlu)
+    if order == 1:
+        return value, grad
+    return value, grad, _hessian_blocks(problem, w, derivs[2:], Vlu)
+
+
+def _hessian_blocks(problem, W, curvature, Vlu):
+    """``sum_n`` of the data term's Hessian for every column, shape (k, p, p), ``p = d (+ 1)``.
+
+    With ``x̄_n = [x_n, 1]`` and ``B_n = 2 V_n w`` (zero in the bias entry), the Hessian of
+    ``l(m_n, u_n)`` is ``l_mm x̄ x̄^T + l_mu (x̄ B^T + B x̄^T) + l_uu B B^T + 2 l_u diag(V_n)``.
+    """
+    lmm, lmu, luu = curvature
+    X, var = problem.X, problem.var
+    n, d = X.shape
+    Xbar = _with_ones(X) if problem.fit_intercept else X
+    p = Xbar.shape[1]
+    out = np.empty((W.shape[1], p, p))
+    for k in range(W.shape[1]):       # columns (classes), not rows
+        H = _cross(Xbar, Xbar, lmm[:, k])
+        if not var.is_zero():
+            B = _variance_rows(var, 2.0 * W[:, k], n)
+            if problem.fit_intercept:
+                B = _pad_column(B)
+            XB = _cross(Xbar, B, lmu[:, k])
+            H += XB + XB.T + _cross(B, B, luu[:, k])
+        H[np.arange(d), np.arange(d)] += 2.0 * Vlu[:, k]
+        out[k] = H
+    return out
+
+
+def _with_ones(X):
+    ones = np.ones((X.shape[0], 1))
+    return sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
+
+
+def _pad_column(B):
+    zeros = np.zeros((B.shape[0], 1))
+    return sp.hstack([B, zeros], format="csr") if sp.issparse(B) else np.hstack([B, zeros])
+
+
+def _variance_rows(var, v, n):
+    """The rows ``Var[x̃_n] * v`` (entrywise), sparse when the variance is."""
+    E = var.entrywise
+    if E is None:
+        return np.broadcast_to(var.constant * v, (n, v.size)).copy()
+    if sp.issparse(E):
+        rows = E.multiply(v[None, :]).tocsr()
+        return rows.toarray() + var.constant * v if var.constant else rows
+    return E * v + var.constant * v
+
+
+def _cross(A, B, c):
+    """``A^T diag(c) B`` as a dense float64 array (A, B dense or sparse)."""
+    if sp.issparse(B):
+        Bc = B.multiply(c[:, None]).tocsr()
+    else:
+        Bc = B * c[:, None]
+    out = A.T @ Bc
+    return out.toarray() if sp.issparse(out) else np.asarray(out, dtype=np.float64)
+
+
+def _full_pass(Xb, yb, wb, theta, candidates, chunk, loss, final_loss):
+    """One chunk's data terms: value, gradient and Hessian at ``theta``, the values at the
+    ``candidates`` (columns grouped by step length) and, when ``final_loss`` is given, the
+    gradient of the final loss at ``theta`` (the scale of the optimality measure)."""
+    losses = (loss,) if final_loss is None else (loss, final_loss)
+    problem, *final = chunk.problems(Xb, yb, wb, *losses)
+    value, grad, hess = _data_terms(problem, theta, 2)
+    out = [value, grad, hess]
+    if candidates is not None:
+        out.append(_candidate_values(problem, candidates))
+    if final:
+        out.append(_data_terms(final[0], theta, 1)[1])
+    return tuple(out)
+
+
+def _candidate_values(problem, candidates):
+    """Data-term values at ``len(_STEPS)`` candidate points, each a block of k columns."""
+    k = problem.Y.shape[1]
+    n_steps = candidates.shape[1] // k
+    tiled = _Problem(problem.X, np.tile(problem.Y, n_steps), problem.var,
+                     _tiled(problem.loss, n_steps), problem.fit_intercept)
+    return _data_terms(tiled, candidates, 0)
+
+
+def _tiled(loss, times):
+    """``loss`` for ``times`` side-by-side copies of its columns (a per-column smoothing is
+    repeated)."""
+    smoothing = getattr(loss, "smoothing", None)
+    if smoothing is None or np.ndim(smoothing) == 0:
+        return loss
+    return loss.at(np.tile(np.asarray(smoothing), times))
+
+
+def _surrogate_pass(Xb, yb, wb, chunk, loss):
+    """One chunk's part of the IRLS surrogate at zero: ``X̄^T diag(a) X̄``, ``V^T a`` and
+    ``X̄^T z`` (see :func:`._dropout_solvers._initial_theta`)."""
+    problem = chunk.problem(Xb, yb, wb, loss)
+    a, rhs_z = problem.loss.surrogate_at_zero(problem.Y)
+    a = np.broadcast_to(np.asarray(a, dtype=float).reshape(-1, 1), (problem.X.shape[0], 1))
+    Xbar = _with_ones(problem.X) if problem.fit_intercept else problem.X
+    return _cross(Xbar, Xbar, a[:, 0]), problem.var.adjoint(a)[:, 0], problem.lin_t(rhs_z)
+
+
+def _initial_theta(data, chunk, loss, d):
+    """The in-memory solvers' starting point: the minimiser of the IRLS surrogate at ``w = 0``
+    (an expected-quadratic-loss fit shared by all columns), assembled in one pass."""
+    gram, var_a, rhs = data.reduce(_surrogate_pass, chunk, loss)
+    A = gram.copy()
+    diag = np.arange(d)
+    A[diag, diag] += 2.0 + var_a
+    return cho_solve(cho_factor(A, check_finite=False), rhs, check_finite=False)
+
+
+def _gradient_pass(Xb, yb, wb, theta, chunk, loss):
+    problem = chunk.problem(Xb, yb, wb, loss)
+    return _data_terms(problem, theta, 1)
+
+
+def _reg(theta, d):
+    """``||w||^2`` of every column and its gradient ``2 w`` (bias entry 0)."""
+    w = theta[:d]
+    grad = np.zeros_like(theta)
+    grad[:d] = 2.0 * w
+    return (w * w).sum(axis=0), grad
+
+
+def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
+           max_iter: int = 100) -> SolverResult:
+    """Damped Newton with exact Hessian blocks on row blocks; see the module docstring.
+
+    Parameters
+    ----------
+    data : RowBlocks
+    chunk : _Chunk
+    loss : a loss of :mod:`._dropout_losses` (scalar ``C``; row weights come with the chunks)
+    n_columns : int
+        Number of one-vs-all columns.
+    tol, max_iter : float, int
+        The relative gradient norm to reach and the limit on Newton steps.
+    """
+    d = data.shape[1]
+    k = n_columns
+    theta = _initial_theta(data, chunk, loss, d)
+    levels = loss.levels() if hasattr(loss, "levels") else None
+    last = None if levels is None else levels.size - 1
+    level = np.zeros(k, dtype=int)
+    stage_tol = max(tol, _STAGE_TOL)
+
+    def stage_loss():
+        return loss if levels is None else loss.at(levels[level])
+
+    def evaluate(th, candidates=None, scale=False):
+        f, g, H, *rest = data.reduce(_full_pass, th, candidates, chunk, stage_loss(),
+                                     loss if scale else None)
+        r, rg = _reg(th, d)
+        H = H.copy()
+        H[:, np.arange(d), np.arange(d)] += 2.0
+        return [f + r, g + rg, H, *rest]
+
+    f, g, H, g0 = evaluate(theta, scale=True)
+    scale = np.maximum(np.abs(g0).max(axis=0), np.finfo(float).tiny)
+    history = [[float(v)] for v in f]
+    n_iter = np.zeros(k, dtype=int)
+    status = np.full(k, MAX_ITER)
+    measure = np.full(k, np.inf)
+    damping = np.ones(k)
+    stalls = np.zeros(k, dtype=int)
+    for it in range(max_iter + 1):
+        measure = np.abs(g).max(axis=0) / scale
+        final = np.ones(k, dtype=bool) if levels is None else level == last
+        active = status == MAX_ITER
+        status[active & final & (measure <= tol)] = CONVERGED
+        advance = active & ~final & (measure <= stage_tol)
+        if advance.any():          # these columns move to their next smoothing level
+            level[advance] += 1
+            f, g, H = evaluate(theta)[:3]
+            continue
+        cols = np.flatnonzero(status == MAX_ITER)
+        if cols.size == 0 or it == max_iter:
+            break
+        step = np.zeros_like(theta)
+        for j in cols:
+            step[:, j] = _damped_step(H[j], g[:, j], damping[j])
+        slope = (g * step).sum(axis=0)
+        candidates = np.hstack([theta + t * step for t in _STEPS])
+        f1, g1, H1, f_cand = evaluate(theta + step, candidates)
+        f_cand = f_cand.reshape(_STEPS.size, k) + _reg_values(candidates, d, k)
+        ok = f_cand <= f + _ARMIJO * _STEPS[:, None] * slope
+        # below the objective's resolution a step is judged by the gradient it reaches
+        unresolved = -slope <= _RESOLUTION * np.abs(f)
+        ok[0] |= unresolved & (np.abs(g1).max(axis=0) <= (1.0 - _ARMIJO) * np.abs(g).max(0))
+        first = np.where(ok.any(axis=0), ok.argmax(axis=0), -1)
+        t = np.where(first >= 0, _STEPS[np.maximum(first, 0)], 0.0)
+        t[status != MAX_ITER] = 0.0
+        f_new = np.where(t > 0, f_cand[np.maximum(first, 0), np.arange(k)], f)
+        curv = np.einsum("pk,kpq,qk->k", step, H, step)
+        pred = -(t * slope + 0.5 * t * t * curv)
+        ratio = (f - f_new) / np.maximum(pred, 1e-300)
+        damping[cols] = np.clip(np.where(t < 1, 4.0 * damping, np.where(
+            ratio > 0.5, damping / 4.0, np.where(ratio < 0.25, 2.0 * damping, damping))),
+            _MIN_DAMPING, _MAX_DAMPING)[cols]
+        flat = (t == 0) | (f - f_new <= _EPS_DECREASE * np.abs(f_new))
+        at_final = np.ones(k, dtype=bool) if levels is None else level == last
+        stalls[cols] = np.where(flat & at_final, stalls + 1, 0)[cols]
+        theta = theta + t * step
+        n_iter[cols] += 1
+        if np.all(t[cols] == 1.0):          # every moving column took its full step
+            f, g, H = f1, g1, H1
+        else:
+            f, g, H = evaluate(theta)[:3]
+        true_f = f if levels is None or np.all(level == last) else _true_values(
+            data, chunk, loss, theta, d)
+        for j in cols:
+            history[j].append(float(true_f[j]))
+        status[cols[stalls[cols] >= _MAX_STALLS]] = NO_DESCENT
+    return _result(theta, d, chunk.fit_intercept, n_iter, history, status, measure)
+
+
+def _true_values(data, chunk, loss, theta, d):
+    """The objective (final loss) of every column, for the history while a column is still
+    on its smoothing path (one extra pass, only then)."""
+    def values(Xb, yb, wb, th):
+        return _data_terms(chunk.problem(Xb, yb, wb, loss), th, 0)
+    return data.reduce(values, theta) + _reg(theta, d)[0]
+
+
+def _reg_values(candidates, d, k):
+    w = candidates[:d]
+    return (w * w).sum(axis=0).reshape(-1, k)
+
+
+def _damped_step(H, g, mu):
+    """``-(H + mu I)^{-1} g`` by Cholesky; the damping grows until the matrix factorises."""
+    A = H.copy()
+    diag = np.arange(A.shape[0])
+    while True:
+        A[diag, diag] = H[diag, diag] + mu
+        try:
+            return -cho_solve(cho_factor(A, check_finite=False), g, check_finite=False)
+        except np.linalg.LinAlgError:
+            mu = max(10.0 * mu, 1e-12 * max(1.0, np.abs(H[diag, diag]).max()))
+
+
+def _result(theta, d, fit_intercept, n_iter, history, status, measure):
+    intercept = theta[d] if fit_intercept else np.zeros(theta.shape[1])
+    return SolverResult(theta[:d].T.copy(), intercept.copy(), n_iter,
+                        [np.asarray(h) for h in history], status == CONVERGED,
+                        np.asarray(measure, dtype=float).copy(), status.copy())
+
+
+def lbfgs(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
+          max_iter: int = 100) -> SolverResult:
+    """scipy's L-BFGS-B on the sum of the column objectives, one pass per evaluation.
+
+    The same stopping rule as the in-memory :func:`._dropout_solvers.lbfgs`: scipy's
+    projected-gradient test with ``gtol = tol * min_k ||grad F_k(0)||_inf`` (the
+    objective-change test off), and each column's relative gradient norm checked at the end.
+    """
+    d = data.shape[1]
+    p = d + 1 if chunk.fit_intercept else d
+    shape = (p, n_columns)
+    last = {}
+
+    def value_and_gradient(th):
+        f, g = data.reduce(_gradient_pass, th, chunk, loss)
+        r, rg = _reg(th, d)
+        return f + r, g + rg
+
+    def fun(x):
+        f, g = value_and_gradient(x.reshape(shape))
+        last.update(x=x.copy(), f=f, g=g)
+        return f.sum(), g.ravel()
+
+    f0, g0 = value_and_gradient(np.zeros(shape))
+    scale = np.maximum(np.abs(g0).max(axis=0), np.finfo(float).tiny)
+    history = [f0]
+    res = minimize(fun, np.zeros(p * n_columns), jac=True, method="L-BFGS-B",
+                   callback=lambda xk: history.append(last["f"]),
+                   options={"maxiter": max_iter, "ftol": 0.0,
+                            "gtol": tol * float(scale.min()), "maxcor": 20})
+    theta = res.x.reshape(shape)
+    g = last["g"] if np.array_equal(last.get("x"), res.x) else value_and_gradient(theta)[1]
+    measure = np.abs(g).max(axis=0) / scale
+    status = np.where(measure <= tol, CONVERGED, MAX_ITER if res.nit >= max_iter else ABNORMAL)
+    n_iter = np.full(n_columns, res.nit)
+    return _result(theta, d, chunk.fit_intercept, n_iter, list(np.array(history).T), status,
+                   measure)
