@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .._blockwise import blockwise_method
 from .._convergence import warn_not_converged
 from .._validation import (
     check_bool,
@@ -532,18 +533,21 @@ class ExplicitCorruptionClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEsti
                           ensure_all_finite=self._finiteness())
         return absent_as_zero(X)
 
+    @blockwise_method("labels")
     def predict(self, X) -> np.ndarray:
         """Predicted labels of clean inputs (NaN: absent, read as 0 under ``nan_policy``)."""
         X = self._validated(X)
         return self.estimator_.predict(X)
 
     @available_if(_estimator_has("decision_function"))
+    @blockwise_method("scores")
     def decision_function(self, X) -> np.ndarray:
         """The fitted estimator's decision function (NaN read as 0 under ``nan_policy``)."""
         X = self._validated(X)
         return self.estimator_.decision_function(X)
 
     @available_if(_estimator_has("predict_proba"))
+    @blockwise_method("columns")
     def predict_proba(self, X) -> np.ndarray:
         """The fitted estimator's class probabilities (NaN read as 0 under ``nan_policy``)."""
         X = self._validated(X)
