@@ -146,3 +146,36 @@ def test_models_without_a_blockwise_solver_say_so(digits):
     X, y = digits
     with pytest.raises(TypeError, match="cannot train on a dask collection"):
         DeletionRobustLP().fit(*_dask(X, (y > 4).astype(int)))
+
+
+def test_wide_sparse_data_take_the_blockwise_lbfgs():
+    """Beyond ``MAX_HESSIAN_FEATURES`` the default solver is L-BFGS, one pass per evaluation;
+    it reaches ``tol`` at the defaults (measured: 31-36 iterations on 20k x 3k)."""
+    from robustclf.linear._dropout_blockwise import MAX_HESSIAN_FEATURES
+
+    rng = np.random.default_rng(0)
+    n, d = 4000, MAX_HESSIAN_FEATURES + 452
+    X = sp.random(n, d, density=0.01, random_state=1, format="csr",
+                  data_rvs=lambda k: rng.uniform(0.5, 1.5, k))
+    y = (X @ (rng.normal(size=d) * (rng.random(d) < 0.2)) + 0.3 * rng.normal(size=n) > 0)
+    memory = DropoutLogisticRegression().fit(X, y)
+    blocks = DropoutLogisticRegression().fit(
+        da.from_array(X, chunks=(1000, d), asarray=False), da.from_array(y, chunks=1000))
+    assert blocks.solver_ == "lbfgs" and blocks.optimality_.max() <= 1e-6
+    assert _relative(blocks.coef_, memory.coef_) < 1e-4
+    np.testing.assert_array_equal(blocks.predict(X), memory.predict(X))
+    with pytest.raises(ValueError, match="limited to 2048 features"):
+        DropoutLogisticRegression(solver="newton").fit(
+            da.from_array(X, chunks=(1000, d), asarray=False), da.from_array(y, chunks=1000))
+
+
+def test_explicit_corruption_predicts_lazily(digits):
+    from robustclf import ExplicitCorruptionClassifier
+
+    X, y = digits
+    model = ExplicitCorruptionClassifier(random_state=0).fit(X, y)
+    Xd, _ = _dask(X, y)
+    for method in ("predict", "decision_function"):
+        out = getattr(model, method)(Xd)
+        assert isinstance(out, da.Array)
+        np.testing.assert_allclose(out.compute(), getattr(model, method)(X))
