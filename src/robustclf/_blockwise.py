@@ -167,20 +167,30 @@ class RowBlocks:
               else [None] * xs.size)
         return list(zip(xs, ys, ws, strict=True))
 
-    def reduce(self, func, *args, split_every: int = SPLIT_EVERY):
+    @property
+    def offsets(self) -> np.ndarray:
+        """The index of the first row of every block."""
+        return np.concatenate([[0], np.cumsum(self.X.chunks[0])[:-1]]).astype(int)
+
+    def reduce(self, func, *args, split_every: int = SPLIT_EVERY, with_offset: bool = False):
         """``sum_b func(X_b, y_b, w_b, *args)`` over the row blocks ``b``, computed.
 
         ``func`` returns an array or a tuple of arrays (summed entry by entry); ``args`` are
         small in-memory values (a coefficient matrix) shipped once per call. One pass over the
         data: the chunks are read (or taken from memory, when persisted), reduced where they
-        are and only the partial sums travel, added ``split_every`` at a time.
+        are and only the partial sums travel, added ``split_every`` at a time. With
+        ``with_offset`` the index of the block's first row comes after ``w_b``.
         """
         import dask
         from dask import delayed
 
         shared = [delayed(a, pure=True) if isinstance(a, np.ndarray) else a for a in args]
         task = delayed(func, pure=True)
-        parts = [task(x, y, w, *shared) for x, y, w in self._blocks]
+        if with_offset:
+            parts = [task(x, y, w, int(start), *shared)
+                     for (x, y, w), start in zip(self._blocks, self.offsets, strict=True)]
+        else:
+            parts = [task(x, y, w, *shared) for x, y, w in self._blocks]
         add = delayed(_add_parts, pure=True)
         while len(parts) > 1:
             parts = [add(*parts[i:i + split_every]) for i in range(0, len(parts), split_every)]

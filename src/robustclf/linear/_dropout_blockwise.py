@@ -10,8 +10,11 @@ and only the ``(d + 1)``-sized sums travel; the per-row quantities (``m``, ``u``
 derivatives) never leave their chunk. Two solvers:
 
 ``newton`` (:func:`newton`)
-    Newton's method with the exact Hessian of every one-vs-all column, assembled from per-chunk
-    blocks (moderate ``d``: ``(d + 1)^2`` floats per column travel). A step is the Cholesky
+    Newton's method with the Hessian of every one-vs-all column assembled from per-chunk
+    blocks (moderate ``d``: ``(d + 1)^2`` floats per column travel): exact up to
+    ``2 * _HESSIAN_ROWS`` rows, sub-sampled beyond (:class:`_HessianPlan`, the in-memory
+    solver's sub-sampled Newton), so that a pass costs ``O(n d)`` reading plus
+    ``O(k d^2 min(n, _HESSIAN_ROWS))`` for the curvature, whatever ``n``. A step is the Cholesky
     solve of the Levenberg-Marquardt damped system; the line search evaluates the objective at
     the eight step lengths ``1, 1/2, ..., 1/128`` *and* the gradient and Hessian at the full
     step in the same pass, so an iteration whose full step is accepted -- all of them near
@@ -38,7 +41,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 
 from ._dropout_losses import with_row_weights
-from ._dropout_problem import Variance, _Problem
+from ._dropout_problem import _HESSIAN_ROWS, Variance, _Problem
 from ._dropout_solvers import (
     _ARMIJO,
     _EPS_DECREASE,
@@ -58,6 +61,8 @@ __all__ = ["MAX_HESSIAN_FEATURES", "lbfgs", "newton"]
 
 #: Widest data (features) whose Hessian blocks the blockwise Newton solver assembles.
 MAX_HESSIAN_FEATURES = 2048
+#: Seed of the rows the sub-sampled Hessian blocks are summed over.
+_HESSIAN_SEED = 0
 #: Step lengths the line search evaluates in one pass.
 _STEPS = 0.5 ** np.arange(8)
 
@@ -82,9 +87,10 @@ class _Chunk:
         return self.problems(Xb, yb, wb, loss)[0]
 
 
-def _data_terms(problem, theta, order):
+def _data_terms(problem, theta, order, plan=None, sampled=None):
     """Data term of every column at ``theta``: value, and gradient (``order >= 1``) and
-    Hessian blocks (``order == 2``). The ``||w||^2`` term is added by the caller."""
+    Hessian blocks (``order == 2``, assembled as ``plan`` says). The ``||w||^2`` term is added
+    by the caller."""
     Y = problem.Y
     w = theta[: problem.d]
     m = problem.lin(theta)
@@ -98,41 +104,89 @@ def _data_terms(problem, theta, order):
     grad = problem.lin_t(lm) + problem.pad(2.0 * w * Vlu)
     if order == 1:
         return value, grad
-    return value, grad, _hessian_blocks(problem, w, derivs[2:], Vlu)
+    return value, grad, _hessian_blocks(problem, w, derivs[2:], Vlu, plan, sampled)
 
 
-def _hessian_blocks(problem, W, curvature, Vlu):
+@dataclass(frozen=True)
+class _HessianPlan:
+    """Which rows and columns the Hessian blocks of a pass are assembled from.
+
+    A sub-sampled Newton method (Byrd et al. 2011), as the in-memory solver's: beyond
+    ``2 * _HESSIAN_ROWS`` rows the curvature terms are summed over a pseudo-random subset
+    (each row kept with probability ``fraction``, drawn from the seed and the row's block, so
+    every pass uses the same rows) and scaled by ``1 / fraction``; a column whose line search
+    backtracked at its final level is given the exact Hessian (``exact``) from then on.
+    Columns already done (``~active``) get none.
+    """
+
+    fraction: float
+    exact: np.ndarray
+    active: np.ndarray
+
+    def rows(self, start, n):
+        if self.fraction >= 1.0 or self.exact[self.active].all():
+            return None
+        return np.random.default_rng([_HESSIAN_SEED, start]).random(n) < self.fraction
+
+
+def _hessian_blocks(problem, W, curvature, Vlu, plan=None, sampled=None):
     """``sum_n`` of the data term's Hessian for every column, shape (k, p, p), ``p = d (+ 1)``.
 
     With ``x̄_n = [x_n, 1]`` and ``B_n = 2 V_n w`` (zero in the bias entry), the Hessian of
     ``l(m_n, u_n)`` is ``l_mm x̄ x̄^T + l_mu (x̄ B^T + B x̄^T) + l_uu B B^T + 2 l_u diag(V_n)``.
+    The products run in float32 on dense chunks (the Hessian only shapes the step; values and
+    gradients stay float64). The diagonal term ``2 V^T l_u`` is always summed over all rows;
+    the others over the ``sampled`` rows (a boolean mask, scaled by ``1 / plan.fraction``)
+    for the columns ``plan`` does not mark exact.
     """
-    lmm, lmu, luu = curvature
+    d = problem.X.shape[1]
+    p = d + 1 if problem.fit_intercept else d
+    k = W.shape[1]
+    out = np.zeros((k, p, p))
+    active = np.ones(k, dtype=bool) if plan is None else plan.active
+    exact = np.ones(k, dtype=bool) if sampled is None else plan.exact
+    for use_all in (True, False):
+        cols = np.flatnonzero(active & (exact == use_all))
+        if cols.size == 0:
+            continue
+        rows, scale = (None, 1.0) if use_all else (sampled, 1.0 / plan.fraction)
+        _add_curvature(out, problem, W, curvature, cols, rows, scale)
+    out[:, np.arange(d), np.arange(d)] += 2.0 * Vlu.T
+    return out
+
+
+def _add_curvature(out, problem, W, curvature, cols, rows, scale):
+    """Add ``scale`` times the curvature terms of ``rows`` (all when None) to ``out[cols]``."""
     X, var = problem.X, problem.var
-    n, d = X.shape
+    E = var.entrywise
+    if rows is not None:
+        X = X[rows]
+        E = None if E is None else E[rows]
+        curvature = tuple(c[rows] for c in curvature)
+    lmm, lmu, luu = (scale * c for c in curvature)
+    if not sp.issparse(X):
+        X = X.astype(np.float32)
+        E = None if E is None or sp.issparse(E) else E.astype(np.float32)
+    var = Variance(E, var.constant, X.shape)
     Xbar = _with_ones(X) if problem.fit_intercept else X
-    p = Xbar.shape[1]
-    out = np.empty((W.shape[1], p, p))
-    for k in range(W.shape[1]):       # columns (classes), not rows
+    for k in cols:       # columns (classes), not rows
         H = _cross(Xbar, Xbar, lmm[:, k])
         if not var.is_zero():
-            B = _variance_rows(var, 2.0 * W[:, k], n)
+            B = _variance_rows(var, 2.0 * W[:, k].astype(X.dtype), X.shape[0])
             if problem.fit_intercept:
                 B = _pad_column(B)
             XB = _cross(Xbar, B, lmu[:, k])
             H += XB + XB.T + _cross(B, B, luu[:, k])
-        H[np.arange(d), np.arange(d)] += 2.0 * Vlu[:, k]
-        out[k] = H
-    return out
+        out[k] += H
 
 
 def _with_ones(X):
-    ones = np.ones((X.shape[0], 1))
+    ones = np.ones((X.shape[0], 1), dtype=X.dtype)
     return sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
 
 
 def _pad_column(B):
-    zeros = np.zeros((B.shape[0], 1))
+    zeros = np.zeros((B.shape[0], 1), dtype=B.dtype)
     return sp.hstack([B, zeros], format="csr") if sp.issparse(B) else np.hstack([B, zeros])
 
 
@@ -149,21 +203,21 @@ def _variance_rows(var, v, n):
 
 def _cross(A, B, c):
     """``A^T diag(c) B`` as a dense float64 array (A, B dense or sparse)."""
-    if sp.issparse(B):
-        Bc = B.multiply(c[:, None]).tocsr()
-    else:
-        Bc = B * c[:, None]
+    c = c.astype(B.dtype, copy=False)[:, None]
+    Bc = B.multiply(c).tocsr() if sp.issparse(B) else B * c
     out = A.T @ Bc
-    return out.toarray() if sp.issparse(out) else np.asarray(out, dtype=np.float64)
+    return out.toarray().astype(np.float64) if sp.issparse(out) else np.asarray(
+        out, dtype=np.float64)
 
 
-def _full_pass(Xb, yb, wb, theta, candidates, chunk, loss, final_loss):
-    """One chunk's data terms: value, gradient and Hessian at ``theta``, the values at the
-    ``candidates`` (columns grouped by step length) and, when ``final_loss`` is given, the
-    gradient of the final loss at ``theta`` (the scale of the optimality measure)."""
+def _full_pass(Xb, yb, wb, start, theta, candidates, chunk, loss, final_loss, plan):
+    """One chunk's data terms: value, gradient and Hessian (as ``plan`` says) at ``theta``,
+    the values at the ``candidates`` (columns grouped by step length) and, when
+    ``final_loss`` is given, the gradient of the final loss at ``theta`` (the scale of the
+    optimality measure)."""
     losses = (loss,) if final_loss is None else (loss, final_loss)
     problem, *final = chunk.problems(Xb, yb, wb, *losses)
-    value, grad, hess = _data_terms(problem, theta, 2)
+    value, grad, hess = _data_terms(problem, theta, 2, plan, plan.rows(start, Xb.shape[0]))
     out = [value, grad, hess]
     if candidates is not None:
         out.append(_candidate_values(problem, candidates))
@@ -248,9 +302,15 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
     def stage_loss():
         return loss if levels is None else loss.at(levels[level])
 
+    n = data.shape[0]
+    fraction = 1.0 if n <= 2 * _HESSIAN_ROWS else _HESSIAN_ROWS / n
+    exact = np.zeros(k, dtype=bool)
+    status = np.full(k, MAX_ITER)
+
     def evaluate(th, candidates=None, scale=False):
+        plan = _HessianPlan(fraction, exact.copy(), status == MAX_ITER)
         f, g, H, *rest = data.reduce(_full_pass, th, candidates, chunk, stage_loss(),
-                                     loss if scale else None)
+                                     loss if scale else None, plan, with_offset=True)
         r, rg = _reg(th, d)
         H = H.copy()
         H[:, np.arange(d), np.arange(d)] += 2.0
@@ -260,7 +320,6 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
     scale = np.maximum(np.abs(g0).max(axis=0), np.finfo(float).tiny)
     history = [[float(v)] for v in f]
     n_iter = np.zeros(k, dtype=int)
-    status = np.full(k, MAX_ITER)
     measure = np.full(k, np.inf)
     damping = np.ones(k)
     stalls = np.zeros(k, dtype=int)
@@ -301,6 +360,8 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
         flat = (t == 0) | (f - f_new <= _EPS_DECREASE * np.abs(f_new))
         at_final = np.ones(k, dtype=bool) if levels is None else level == last
         stalls[cols] = np.where(flat & at_final, stalls + 1, 0)[cols]
+        if fraction < 1.0:      # the sub-sample misses curvature that matters here
+            exact[cols[(((t < 1) & at_final) | (t == 0))[cols]]] = True
         theta = theta + t * step
         n_iter[cols] += 1
         if np.all(t[cols] == 1.0):          # every moving column took its full step
