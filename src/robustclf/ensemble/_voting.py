@@ -40,6 +40,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._blockwise import blockwise_method
 from .._validation import check_option
 from ._sampling import checked_weights, weighted_nanmean
 
@@ -194,6 +195,7 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
                 total[rows] += weights[e]
         return votes / total[:, None]
 
+    @blockwise_method("labels")
     def predict(self, X) -> np.ndarray:
         """Class of the largest weighted vote (sleeping experts for rows with NaN).
 
@@ -201,7 +203,7 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             With ``nan_policy="absent"`` NaN marks an absent feature; with ``"raise"`` it is
-            an error.
+            an error. A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
 
         Returns
         -------
@@ -211,6 +213,7 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self._vote(X), axis=1)]
 
     @available_if(_estimator_has_proba)
+    @blockwise_method("columns")
     def predict_proba(self, X) -> np.ndarray:
         """Weighted average of the sub-models' class probabilities (``voting="soft"`` only).
 
@@ -218,7 +221,7 @@ class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             With ``nan_policy="absent"`` NaN marks an absent feature; with ``"raise"`` it is
-            an error.
+            an error. A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
 
         Returns
         -------

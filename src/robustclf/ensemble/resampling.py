@@ -11,6 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._blockwise import blockwise_method
 from .._validation import check_generator, check_option
 from ._sampling import checked_weights, weighted_nanmean
 from ._voting import NAN_POLICIES
@@ -159,14 +160,22 @@ class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
             return X
         return np.where(missing, self.column_means_[None, :], X)
 
+    @blockwise_method("labels")
     def predict(self, X) -> np.ndarray:
-        """Predictions of the fitted learner (NaN handled as ``nan_policy`` says)."""
+        """Predictions of the fitted learner (NaN handled as ``nan_policy`` says).
+
+        A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
+        """
         X = self._check_predict_input(X)
         return self.estimator_.predict(X)
 
     @available_if(_estimator_has("predict_proba"))
+    @blockwise_method("columns")
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities, one column per class of ``classes_``."""
+        """Class probabilities, one column per class of ``classes_``.
+
+        A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
+        """
         X = self._check_predict_input(X)
         proba = np.zeros((X.shape[0], self.classes_.size))
         cols = np.searchsorted(self.classes_, self.estimator_.classes_)

@@ -18,6 +18,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils.validation import _check_feature_names_in, _check_sample_weight, check_is_fitted
 
+from .._blockwise import blockwise_method
 from .._compat import validate_data
 from .._convergence import warn_not_converged
 from .._validation import check_generator, check_int, check_option, check_real
@@ -76,8 +77,12 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
             self.groups_.append(self.unseen_features_)
         return self
 
+    @blockwise_method("columns")
     def transform(self, X) -> np.ndarray:
-        """Flags, shape (n_samples, len(groups_)): 1 where the group is absent."""
+        """Flags, shape (n_samples, len(groups_)): 1 where the group is absent.
+
+        A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
+        """
         check_is_fitted(self)
         missing = np.isnan(validate_data(self, X, dtype=np.float64,
                                          ensure_all_finite="allow-nan", reset=False))
@@ -315,8 +320,12 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         post = np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
         return np.where(missing, post @ self.mixture_.means_, X)
 
+    @blockwise_method("columns")
     def transform(self, X) -> np.ndarray:
-        """Fill absent entries with posterior-weighted cluster means (same columns as ``X``)."""
+        """Fill absent entries with posterior-weighted cluster means (same columns as ``X``).
+
+        A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return self._refill(X, np.isnan(X))

@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._blockwise import blockwise_method
 from .._compat import validate_data
 from .._convergence import warn_not_converged
 from .._validation import check_bool, check_int, check_option, check_real
@@ -311,6 +312,7 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
             return "optimal", sol
         return "slack undecided", sol
 
+    @blockwise_method("scores")
     def decision_function(self, X) -> np.ndarray:
         """Instance margins ``(w.x + b) / ||w^(x)||`` (positive means ``classes_[1]``).
 
@@ -319,6 +321,7 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             With ``nan_policy="absent"`` NaN marks an absent feature: ``w.x`` runs over the
             present features and ``||w^(x)||`` is the norm of ``w`` restricted to them.
+            A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
 
         Returns
         -------
@@ -337,7 +340,11 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         norms = np.where(norms > 0.0, norms, np.linalg.norm(self.coef_))
         return (np.where(M, X, 0.0) @ self.coef_ + self.intercept_) / norms
 
+    @blockwise_method("labels")
     def predict(self, X) -> np.ndarray:
-        """Class labels: ``classes_[1]`` where the decision function is positive."""
+        """Class labels: ``classes_[1]`` where the decision function is positive.
+
+        A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
+        """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
