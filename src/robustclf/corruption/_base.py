@@ -12,7 +12,11 @@ user's container into that matrix and writes the result back (:mod:`._containers
   object...); corruptions that compute with the values (``column_kinds = "numeric"``) refuse
   non-numeric columns, naming them;
 * a **sparse matrix** gives a sparse matrix of the same format for deletion corruptions (never
-  densified as a whole); the others refuse it (``accepts_sparse = False``).
+  densified as a whole); the others refuse it (``accepts_sparse = False``);
+* a **dask array or DataFrame** gives a lazy dask collection with the same row chunks: the
+  in-memory corruption is applied to each chunk where it lives, with one independent random
+  stream per chunk spawned from ``random_state`` (:mod:`._dask`). Nothing is computed until the
+  caller asks (``.compute()``, ``.persist()``, ``to_zarr``...).
 
 Deletion-type corruptions only choose *which* entries to delete (``_deletion_mask``, and
 ``_sparse_deletion`` for sparse input); the base class writes the fill value, so that
@@ -31,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 
+from .._blockwise import is_dask_collection
 from .._validation import check_fill, check_generator, check_labels
 from ._containers import as_data
 
@@ -76,11 +81,12 @@ class Corruption(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+        X : {array-like, DataFrame, sparse matrix, dask collection} of shape (n_samples, n_features)
             Rows to corrupt. NaN (an already absent entry; any missing value of a DataFrame
             column) is allowed and left as it is.
         y : array-like of shape (n_samples,), default=None
-            True labels; required by adversarial corruptions.
+            True labels; required by adversarial corruptions. A dask array or Series with a
+            dask ``X``.
         model : fitted estimator, default=None
             The model under attack; required by adversarial corruptions.
         random_state : None, int or numpy Generator, default=None
@@ -88,12 +94,21 @@ class Corruption(BaseEstimator):
 
         Returns
         -------
-        X_corrupted : ndarray, DataFrame or sparse matrix of shape (n_samples, n_features)
+        X_corrupted : {ndarray, DataFrame, sparse matrix, dask collection}
             An ndarray (float64) for array-like input; a DataFrame with ``X``'s index, columns
             and dtypes where the values allow (an integer column that receives NaN becomes
             float64; nullable pandas dtypes keep ``pd.NA``); a float64 sparse matrix of ``X``'s
-            format and class for sparse input.
+            format and class for sparse input. For a dask array, a lazy float64 dask array with
+            ``X``'s row chunks (sparse chunks stay sparse); for a dask DataFrame, a lazy dask
+            DataFrame with ``X``'s divisions, whose numeric columns are float64 (or keep their
+            float dtype) and whose other columns keep their dtype. See :mod:`._dask`: the dask
+            result has the distribution of the in-memory one but, drawing one random stream per
+            chunk, not the same values for the same seed.
         """
+        if is_dask_collection(X):
+            from ._dask import corrupt_dask
+
+            return corrupt_dask(self, X, y, model, random_state)
         data, y = self._validate_call(X, y, model)
         return data.restore(self._corrupt_data(data, y, model, check_generator(random_state)))
 
@@ -112,6 +127,9 @@ class Corruption(BaseEstimator):
                     self.level_params[0] if self.level_params else "")
 
     # -- internals ---------------------------------------------------------------------------
+    def _check_dask(self, X) -> None:
+        """Refuse a dask ``X`` the corruption cannot treat chunk by chunk (default: none)."""
+
     def _validate_call(self, X, y, model):
         """The container adaptor of ``X`` (a validated copy) and the checked labels."""
         name = type(self).__name__
@@ -191,7 +209,13 @@ class DeletionCorruption(Corruption):
             boolean matrix of ``X``'s format holding the entries whose stored value changes:
             the deleted stored entries and, with ``fill=np.nan``, the deleted implicit zeros
             (with ``fill=0.0`` a deleted implicit zero changes nothing and is not listed).
+            For a dask ``X``, a lazy boolean dask array with ``X``'s row chunks (sparse boolean
+            chunks for sparse chunks; unknown chunk lengths for a DataFrame).
         """
+        if is_dask_collection(X):
+            from ._dask import corrupt_dask
+
+            return corrupt_dask(self, X, y, model, random_state, method="deletion_mask")
         data, y = self._validate_call(X, y, model)
         rng = check_generator(random_state)
         bound = self._bind(data)

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from .._blockwise import is_dask_collection
 from .._validation import check_generator, check_labels, check_matrix, check_nonnegative
 from ._containers import FrameData, SparseData, is_dataframe
 from ._random import _round_half_up
@@ -91,6 +92,11 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
     >>> bool(np.all(y_out[is_outlier] == -np.sign(X_out[is_outlier] @ beta)))
     True
     """
+    if is_dask_collection(X) or is_dask_collection(y):
+        raise ValueError(
+            "inject_outliers takes in-memory X and y (it would read a dask collection whole); "
+            "inject the outliers into an in-memory training sample, or build them with "
+            "dask.array and da.concatenate them to X.")
     data = _NumericData(X)
     X = data.values
     n_samples, n_features = X.shape

@@ -47,6 +47,9 @@ was given, with, for a DataFrame, the same values as for ``X.to_numpy()`` with t
   removes the deleted stored entries, ``fill=np.nan`` stores NaN in every deleted entry.
   :class:`MarginalResampling` and :class:`FeatureNoise` would write into implicit zeros and
   refuse sparse input.
+* *Dask arrays and DataFrames.* Corrupted chunk by chunk, lazily, one independent random stream
+  per chunk (:mod:`robustclf.corruption._dask`): the same distribution as in memory, not the
+  same draws. :class:`MarginalResampling` needs an in-memory ``reference`` there.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._blockwise import is_dask_collection
 from .._validation import (
     check_count_or_fraction,
     check_group_names,
@@ -375,6 +379,11 @@ class MarginalResampling(Corruption):
     values outside them become missing) and integer columns their dtype. Sparse matrices are
     refused: a donor's non-zero would be written into an implicit zero.
 
+    A dask ``X`` is corrupted chunk by chunk and needs an in-memory ``reference`` (the donors
+    of ``reference=None`` are rows of the whole of ``X``, which no chunk holds; resampling
+    within a chunk would follow the chunk's marginals, not the data's, whenever the rows are
+    ordered). Give the training set or a random sample of ``X``'s rows computed once.
+
     References
     ----------
     .. [1] J. O'Sullivan, J. Langford, R. Caruana and A. Blum. FeatureBoost: a meta-learning
@@ -399,6 +408,21 @@ class MarginalResampling(Corruption):
         self.fraction = fraction
         self.groups = groups
         self.reference = reference
+
+    def _check_dask(self, X) -> None:
+        """A dask ``X`` needs an in-memory ``reference``: donors drawn from the rows of ``X``
+        itself would be a random gather over the whole collection, not a map over its chunks."""
+        if self.reference is None:
+            raise ValueError(
+                "MarginalResampling on a dask collection needs reference=: an in-memory sample "
+                "of rows to draw the donors from (e.g. the training set, or a random sample of "
+                "X computed once, such as X[rng.choice(n, 10_000)].compute()). Without it the "
+                "donors would be rows of the whole of X, which cannot be read chunk by chunk.")
+        if is_dask_collection(self.reference):
+            raise ValueError(
+                "MarginalResampling's reference is a dask collection; it must be in memory "
+                "(every chunk of X draws donors from all of it): compute it, or a random sample "
+                "of it, first.")
 
     def _bind(self, data):
         bound = _with_group_positions(self, data)
