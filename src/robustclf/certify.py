@@ -48,6 +48,14 @@ to make ties robust to round-off, "0" means ``|margin| <= 1e-10 * (|clean margin
 (``WorstCaseMargins.tolerance``). An exact solve that stops short (time limit, HiGHS status) leaves
 its rows bracketed, never guessed: the result says so (``is_exact``, the bracket) and a
 :class:`~sklearn.exceptions.ConvergenceWarning` names the reason and the gap left.
+
+**Dask arrays and DataFrames.** Every row's worst case depends on that row only, so a dask ``X``
+is certified chunk by chunk where its chunks live (:class:`robustclf._blockwise.RowBlocks`),
+one pass over the data, and never gathered: :func:`certified_error` brings back a few counts
+per chunk, :func:`worst_case_margin` the per-row margins (1-D arrays) and lazy dask arrays for
+the deletions. The bounds, the exact solves and the tolerances are the in-memory ones, applied
+per chunk, so the numbers are those of the in-memory call on ``X.compute()``, except that
+``time_limit`` (and the 30 s of ``exact="auto"``) applies to each chunk's exact solves.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._affine import AffineModel, affine_model
+from ._blockwise import RowBlocks, is_dask_collection
 from ._convergence import warn_not_converged
 from ._validation import (
     check_budget,
@@ -230,10 +239,11 @@ def worst_case_margin(
         library's linear estimators), optionally behind affine scalers and a ``SimpleImputer``
         in a Pipeline (see :mod:`robustclf._affine` for the steps read exactly; any other step
         raises a ValueError). A scikit-learn model without an imputer needs ``fill=0.0``.
-    X : array-like of shape (n_samples, n_features)
-        Clean rows (finite values).
+    X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+        Clean rows (finite values). A dask collection is certified chunk by chunk (see the
+        module docstring).
     y : array-like of shape (n_samples,)
-        True labels.
+        True labels (a dask array or Series with a dask ``X``).
     budget : float
         Value budget N, in [0, V([n])].
     feature_values : {"uniform"} or array-like of shape (n_features,), default="uniform"
@@ -261,7 +271,15 @@ def worst_case_margin(
     Returns
     -------
     WorstCaseMargins
+        For a dask ``X``: the per-row fields (``relaxed``, ``greedy``, ``lower``, ``upper``,
+        ``exact``, ``tolerance``) are in-memory 1-D arrays, computed in one pass; the masks
+        (``greedy_mask``, ``attack_mask``, ``exact_mask``) are lazy boolean dask arrays with
+        ``X``'s row chunks, each chunk's attack recomputed when they are computed (identical
+        unless a time limit cut the exact solves short).
     """
+    if is_dask_collection(X):
+        return _dask_worst_case_margin(model, X, y, budget, feature_values, exact=exact,
+                                       time_limit=time_limit, max_work=max_work, fill=fill)
     aff, X, y, values, budget, time_limit = _validate(model, X, y, budget, feature_values,
                                                       exact, time_limit, fill)
     return _worst_case(aff, X, y, values, budget, exact=exact, time_limit=time_limit,
@@ -285,30 +303,63 @@ def certified_error(
     mutual-information values, budget 5; :func:`robustclf._oracles.worst_case.spambase_case`)
     leaves 29 rows undecided by the bounds (greedy 0.310, relaxed 0.339); solving them gives the
     exact 0.314 in about 0.02 s.
+
+    A dask ``X`` (array or DataFrame) is certified chunk by chunk, one pass over the data: each
+    chunk returns its counts (errors forced, rows certified, rows undecided) and only these
+    are added up, so ``X`` is never gathered; ``time_limit`` then applies to each chunk.
     """
+    if is_dask_collection(X):
+        return _dask_certified_error(model, X, y, budget, feature_values, exact=exact,
+                                     time_limit=time_limit, max_work=max_work, fill=fill)
     aff, X, y, values, budget, time_limit = _validate(model, X, y, budget, feature_values,
                                                       exact, time_limit, fill)
     wc = _worst_case(aff, X, y, values, budget, exact=exact, time_limit=time_limit,
                      max_work=max_work, target="signs", owner="certified_error")
+    return _certified_from_counts(_sign_counts(wc), budget)
+
+
+def _sign_counts(wc: WorstCaseMargins) -> np.ndarray:
+    """``[rows, attacked, not certified, undecided, greedy errors, relaxed errors]`` of some
+    rows: what :class:`CertifiedError` is made of, as counts that add up over row chunks."""
     attacked = wc.upper <= wc.tolerance  # some deletion found misclassifies the row
     certified = wc.lower > wc.tolerance  # no admissible deletion does
-    n_undecided = int(np.sum(~attacked & ~certified))
-    bracket = (float(np.mean(attacked)), float(np.mean(~certified)))
+    return np.array([wc.relaxed.size, attacked.sum(), (~certified).sum(),
+                     (~attacked & ~certified).sum(), (wc.greedy <= wc.tolerance).sum(),
+                     (wc.relaxed <= wc.tolerance).sum()], dtype=np.int64)
+
+
+def _certified_from_counts(counts: np.ndarray, budget: float) -> CertifiedError:
+    n, attacked, not_certified, n_undecided, greedy_errors, relaxed_errors = (
+        int(c) for c in counts)
+    scale = max(n, 1)
+    bracket = (attacked / scale, not_certified / scale) if n else (float("nan"),) * 2
     return CertifiedError(
         error=bracket[1] if n_undecided else bracket[0],
-        lower=float(np.mean(wc.greedy <= wc.tolerance)),
-        upper=float(np.mean(wc.relaxed <= wc.tolerance)),
-        is_exact=n_undecided == 0, budget=float(budget), n_samples=int(wc.relaxed.size),
+        lower=greedy_errors / scale if n else float("nan"),
+        upper=relaxed_errors / scale if n else float("nan"),
+        is_exact=n_undecided == 0, budget=float(budget), n_samples=n,
         bracket=bracket, n_undecided=n_undecided,
     )
 
 
 def _worst_case(aff, X, y, values, budget, *, exact, time_limit, max_work, target, owner):
+    """:func:`_worst_case_rows`, then a ConvergenceWarning for the rows left open."""
+    wc, status = _worst_case_rows(aff, X, y, values, budget, exact=exact, time_limit=time_limit,
+                                  max_work=max_work, target=target)
+    if exact is not False:
+        n_open, gap = _open_rows(target, wc)
+        _warn_open(owner, status, n_open, wc.relaxed.size, gap)
+    return wc
+
+
+def _worst_case_rows(aff, X, y, values, budget, *, exact, time_limit, max_work, target):
     """Bounds for every row, then exact solves where ``target`` needs them.
 
     ``target="margins"``: a (row, class) knapsack is solved when its lower bound lies below the
     row's best attack by more than the tolerance (it could be the worst). ``target="signs"``:
     only for rows with ``upper > tol >= lower`` and classes with lower bound ``<= tol``.
+    Returns the :class:`WorstCaseMargins` and the exact solver's status (``"optimal"`` when
+    nothing stopped short).
     """
     m, n = X.shape
     relaxed_c, greedy = [], np.full(m, np.inf)
@@ -326,22 +377,24 @@ def _worst_case(aff, X, y, values, budget, *, exact, time_limit, max_work, targe
     lower_c = np.array(relaxed_c)
     relaxed = lower_c.min(axis=0)
     upper, attack_mask = greedy.copy(), greedy_mask.copy()
+    status = "optimal"
     if exact is not False:
         limit = time_limit if time_limit is not None else (
             AUTO_TIME_LIMIT if exact == "auto" else None)
         status = _solve_open(aff, X, y, values, budget, lower_c, upper, attack_mask, tolerance,
                              target=target, time_limit=limit, max_work=max_work)
     lower = lower_c.min(axis=0)
-    gap = upper - lower
-    is_known = gap <= tolerance
-    if exact is not False:
-        _warn_open(owner, status, target, lower, upper, tolerance, gap, is_known)
-    relaxation_is_exact = bool(np.all((values == 0) | (values == 1)) and budget == int(budget))
-    known = bool(is_known.all())
-    return WorstCaseMargins(relaxed, greedy, greedy_mask, lower, upper, attack_mask,
-                            upper.copy() if known else None,
-                            attack_mask.copy() if known else None,
-                            relaxation_is_exact, tolerance)
+    known = bool(np.all(upper - lower <= tolerance))
+    wc = WorstCaseMargins(relaxed, greedy, greedy_mask, lower, upper, attack_mask,
+                          upper.copy() if known else None,
+                          attack_mask.copy() if known else None,
+                          _relaxation_is_exact(values, budget), tolerance)
+    return wc, status
+
+
+def _relaxation_is_exact(values, budget) -> bool:
+    """0/1 feature values and an integer budget (Dekel & Shamir, Lemma 1(b))."""
+    return bool(np.all((values == 0) | (values == 1)) and budget == int(budget))
 
 
 def _needs_exact(target, lower_c, upper, tolerance):
@@ -373,20 +426,126 @@ def _solve_open(aff, X, y, values, budget, lower_c, upper, attack_mask, toleranc
     return status
 
 
-def _warn_open(owner, status, target, lower, upper, tolerance, gap, is_known):
-    """ConvergenceWarning when the exact solves left rows that ``target`` needed open."""
+def _open_rows(target, wc: WorstCaseMargins) -> tuple[int, float]:
+    """How many rows ``target`` needed are left open, and their largest relative gap (0 if
+    none)."""
+    gap = wc.upper - wc.lower
     if target == "signs":
-        open_rows = (upper > tolerance) & (lower <= tolerance)
+        open_rows = (wc.upper > wc.tolerance) & (wc.lower <= wc.tolerance)
     else:
-        open_rows = ~is_known
+        open_rows = gap > wc.tolerance
     if not open_rows.any():
+        return 0, 0.0
+    scale = np.maximum(wc.tolerance[open_rows] / _TIE_RTOL, np.finfo(float).tiny)
+    return int(open_rows.sum()), float(np.max(gap[open_rows] / scale))
+
+
+def _warn_open(owner, status, n_open, n_rows, gap, stacklevel=5):
+    """ConvergenceWarning when the exact solves left ``n_open`` rows that were needed open."""
+    if not n_open:
         return
-    scale = np.maximum(tolerance[open_rows] / _TIE_RTOL, np.finfo(float).tiny)
     warn_not_converged(
         owner,
-        reason=(f"the exact worst case was not reached for {int(open_rows.sum())} of "
-                f"{open_rows.size} rows ({status}); their bracket is reported"),
+        reason=(f"the exact worst case was not reached for {n_open} of {n_rows} rows "
+                f"({status}); their bracket is reported"),
         measure_name="largest relative gap between the margin bounds",
-        measure=np.max(gap[open_rows] / scale), tol=_TIE_RTOL,
-        advice="Increase time_limit, or use the bracket.", stacklevel=4,
+        measure=gap, tol=_TIE_RTOL,
+        advice="Increase time_limit, or use the bracket.", stacklevel=stacklevel,
     )
+
+
+# -- dask: chunk by chunk -----------------------------------------------------------------------
+
+def _dask_inputs(model, X, y, budget, feature_values, exact, time_limit, fill):
+    """The checks of :func:`_validate` that need no data, and ``X`` and ``y`` in row chunks."""
+    if exact not in ("auto", True, False):
+        raise ValueError(f"exact must be 'auto', True or False, got {exact!r}.")
+    if time_limit is not None:
+        time_limit = check_nonnegative(time_limit, "time_limit")
+    if y is None:
+        raise ValueError("y (the true labels) is required.")
+    aff = affine_model(model, check_fill(fill))
+    blocks = RowBlocks.from_inputs(X, y)
+    if blocks.shape[1] != aff.n_features:
+        raise ValueError(f"X has {blocks.shape[1]} features, but the model has "
+                         f"{aff.n_features}.")
+    values = check_feature_values(feature_values, aff.n_features)
+    budget = check_budget(budget, values)
+    return aff, blocks, values, budget, time_limit
+
+
+def _chunk_worst_case(X, y, aff, values, budget, exact, time_limit, max_work, target):
+    """:func:`_worst_case_rows` on one in-memory row chunk (checked as in memory)."""
+    X = check_matrix(X, n_features=aff.n_features)
+    y = check_labels(y, X.shape[0])
+    return _worst_case_rows(aff, X, y, values, budget, exact=exact, time_limit=time_limit,
+                            max_work=max_work, target=target)
+
+
+def _chunk_signs(X, y, w, aff, values, budget, exact, time_limit, max_work):
+    """Counts of :func:`_sign_counts`, the open rows and the solver's status of one chunk."""
+    wc, status = _chunk_worst_case(X, y, aff, values, budget, exact, time_limit, max_work,
+                                   "signs")
+    return _sign_counts(wc), _open_rows("signs", wc), status
+
+
+def _chunk_margins(X, y, w, aff, values, budget, exact, time_limit, max_work):
+    """The per-row fields of one chunk, stacked, and the solver's status."""
+    wc, status = _chunk_worst_case(X, y, aff, values, budget, exact, time_limit, max_work,
+                                   "margins")
+    return np.stack([wc.relaxed, wc.greedy, wc.lower, wc.upper, wc.tolerance]), status
+
+
+def _chunk_mask(X, y, aff, values, budget, exact, time_limit, max_work, field):
+    wc, _ = _chunk_worst_case(X, y[:, 0], aff, values, budget, exact, time_limit, max_work,
+                              "margins")
+    return getattr(wc, field)
+
+
+def _first_stop(statuses) -> str:
+    return next((s for s in statuses if s != "optimal"), "optimal")
+
+
+def _dask_certified_error(model, X, y, budget, feature_values, *, exact, time_limit, max_work,
+                          fill) -> CertifiedError:
+    from dask import delayed
+
+    aff, blocks, values, budget, time_limit = _dask_inputs(model, X, y, budget, feature_values,
+                                                           exact, time_limit, fill)
+    parts = blocks.collect(_chunk_signs, delayed(aff, pure=True), values, budget, exact,
+                           time_limit, max_work)
+    counts = np.sum([c for c, _, _ in parts], axis=0)
+    if exact is not False:
+        n_open = sum(o for _, (o, _), _ in parts)
+        gap = max(g for _, (_, g), _ in parts)
+        _warn_open("certified_error", _first_stop(s for _, _, s in parts), n_open,
+                   int(counts[0]), gap)
+    return _certified_from_counts(counts, budget)
+
+
+def _dask_worst_case_margin(model, X, y, budget, feature_values, *, exact, time_limit,
+                            max_work, fill) -> WorstCaseMargins:
+    import dask.array as da
+    from dask import delayed
+
+    aff, blocks, values, budget, time_limit = _dask_inputs(model, X, y, budget, feature_values,
+                                                           exact, time_limit, fill)
+    shared = (delayed(aff, pure=True), values, budget, exact, time_limit, max_work)
+    parts = blocks.collect(_chunk_margins, *shared)
+    relaxed, greedy, lower, upper, tolerance = np.concatenate([p for p, _ in parts], axis=1)
+    wc = WorstCaseMargins(relaxed, greedy, None, lower, upper, None, None, None,
+                          _relaxation_is_exact(values, budget), tolerance)
+    if exact is not False:
+        n_open, gap = _open_rows("margins", wc)
+        _warn_open("worst_case_margin", _first_stop(s for _, s in parts), n_open, relaxed.size,
+                   gap)
+
+    def mask(field):
+        return da.map_blocks(_chunk_mask, blocks.X, blocks.y[:, None], *shared, field=field,
+                             dtype=bool, meta=np.zeros((0, 0), dtype=bool))
+
+    known = bool(np.all(upper - lower <= tolerance))
+    attack_mask = mask("attack_mask")
+    return WorstCaseMargins(relaxed, greedy, mask("greedy_mask"), lower, upper, attack_mask,
+                            upper.copy() if known else None, attack_mask if known else None,
+                            wc.relaxation_is_exact, tolerance)
