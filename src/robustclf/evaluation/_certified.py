@@ -17,9 +17,10 @@ import time
 import numpy as np
 import pandas as pd
 
+from .._blockwise import is_dask_collection
 from .._validation import check_bool, check_fill, check_generator, check_int
 from ..certify import certified_error
-from ._checks import MAX_SEED, check_data_and_labels, check_estimators, check_levels
+from ._checks import MAX_SEED, check_data, check_data_and_labels, check_estimators, check_levels
 from ._curve import _seeded_clone
 from ._fitted import check_fitted
 
@@ -55,10 +56,12 @@ def fitted_certified_curve(
         Fitted linear classifiers: anything with ``coef_``, ``intercept_`` and ``classes_``,
         optionally behind affine scalers in a Pipeline (see
         :func:`robustclf.certify.certified_error`). Named as in :func:`robustness_curve`.
-    X : {array-like, DataFrame} of shape (n_samples, n_features)
-        Clean evaluation data (finite numeric values; a DataFrame is read as its values).
+    X : {array-like, DataFrame, dask array, dask DataFrame} of shape (n_samples, n_features)
+        Clean evaluation data (finite numeric values; a DataFrame is read as its values). A
+        dask collection is certified chunk by chunk, one pass per budget, and never gathered
+        (:func:`robustclf.certify.certified_error`; ``time_limit`` then applies per chunk).
     y : array-like of shape (n_samples,)
-        True labels.
+        True labels (in memory, or a dask array or Series with a dask ``X``).
     budgets : array-like of shape (n_budgets,)
         Deletion budgets N (in units of feature value), distinct.
     feature_values : {"uniform"} or array-like of shape (n_features,), default="uniform"
@@ -151,12 +154,14 @@ def certified_curve(
         Linear classifiers (``coef_``/``intercept_`` after fitting, optionally behind affine
         scalers in a Pipeline): unfitted ones are cloned, never modified; fitted ones with
         ``refit=False``.
-    X_train : {array-like, DataFrame} of shape (n_samples, n_features), default=None
-        Training data; required unless ``refit=False``.
+    X_train : {array-like, DataFrame, dask} of shape (n_samples, n_features), default=None
+        Training data; required unless ``refit=False``. Passed to ``fit`` as given (a dask
+        collection too: the estimator decides how to read it).
     y_train : array-like of shape (n_samples,), default=None
         Training labels; required unless ``refit=False``.
-    X_test : {array-like, DataFrame} of shape (n_test, n_features)
-        Clean test data (finite values). Required.
+    X_test : {array-like, DataFrame, dask collection} of shape (n_test, n_features)
+        Clean test data (finite values). Required. A dask collection is certified chunk by
+        chunk (see :func:`fitted_certified_curve`).
     y_test : array-like of shape (n_test,)
         Test labels. Required.
     budgets : array-like of shape (n_budgets,)
@@ -226,10 +231,13 @@ def certified_curve(
             "X_train and y_train are required to fit the estimators; to certify fitted "
             "estimators pass refit=False with X_test and y_test.")
     _check_test_data(X_test, y_test)
-    X_train, y_train = check_data_and_labels(X_train, y_train, X_name="X_train",
-                                             y_name="y_train")
+    if is_dask_collection(X_train):  # passed to fit as given: the estimator decides
+        X_train = check_data(X_train, name="X_train")
+    else:
+        X_train, y_train = check_data_and_labels(X_train, y_train, X_name="X_train",
+                                                 y_name="y_train")
     X_test, y_test = check_data_and_labels(X_test, y_test, X_name="X_test", y_name="y_test",
-                                           n_features=X_train.shape[1])
+                                           n_features=int(X_train.shape[1]))
     seeds = check_generator(random_state).integers(0, MAX_SEED, size=n_repeats)
     rows = []
     for name, estimator in named:

@@ -3,6 +3,7 @@
 The data checks look at the *shape* of ``X`` only: the user's container (ndarray, pandas
 DataFrame, sparse matrix) is passed through unchanged to the corruption and to the model, which
 decide what they accept. Only lists and other sequences without a ``shape`` become ndarrays.
+A dask ``X`` and its labels are cut into the same row chunks (:mod:`._dask`), never gathered.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 from sklearn.metrics import check_scoring, get_scorer
 
+from .._blockwise import is_dask_collection
 from .._validation import check_labels
 
 __all__: list[str] = []
@@ -134,9 +136,19 @@ def corruption_labels(corruptions: list) -> tuple[str, str]:
 def check_data(X, *, name: str = "X", n_features: int | None = None):
     """Check that ``X`` is 2-D (and has ``n_features`` columns); return it unchanged.
 
-    DataFrames, sparse matrices and arrays keep their type; anything without a ``shape`` (a list
-    of rows) is turned into an ndarray.
+    DataFrames, sparse matrices, arrays and dask collections keep their type; anything without
+    a ``shape`` (a list of rows) is turned into an ndarray.
     """
+    if is_dask_collection(X):
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, of shape (n_samples, n_features), got a "
+                             f"{X.ndim}-D dask collection.")
+        n_columns = int(X.shape[1])
+        if n_features is not None and n_columns != n_features:
+            raise ValueError(
+                f"{name} has {n_columns} features, but {n_features} were expected "
+                "(the number of features of the training data).")
+        return X
     if not hasattr(X, "shape"):
         try:
             X = np.asarray(X)
@@ -156,7 +168,19 @@ def check_data(X, *, name: str = "X", n_features: int | None = None):
 
 def check_data_and_labels(X, y, *, X_name: str = "X", y_name: str = "y",
                           n_features: int | None = None):
-    """:func:`check_data` on ``X`` and a 1-D label vector with one entry per row of ``X``."""
+    """:func:`check_data` on ``X`` and a 1-D label vector with one entry per row of ``X``.
+
+    A dask ``X`` gives ``X`` in row chunks and ``y`` as a 1-D dask array with the same chunks
+    (:func:`._dask.check_dask_data`); ``y`` may be in memory or dask.
+    """
+    if is_dask_collection(X):
+        from ._dask import check_dask_data
+
+        X = check_data(X, name=X_name, n_features=n_features)
+        return check_dask_data(X, y, X_name=X_name, y_name=y_name)
+    if is_dask_collection(y):
+        raise ValueError(f"{y_name} is a dask collection but {X_name} is not; give both as dask "
+                         "collections or both in memory.")
     X = check_data(X, name=X_name, n_features=n_features)
     return X, check_labels(y, X.shape[0], name=y_name)
 
@@ -190,7 +214,12 @@ class Metric:
         return self.name == "error"
 
     def __call__(self, estimator, X, y) -> float:
-        score = float(self.scorer(estimator, X, y))
+        if is_dask_collection(X):
+            from ._dask import dask_score
+
+            score = float(dask_score(self.scorer, self.name, estimator, X, y))
+        else:
+            score = float(self.scorer(estimator, X, y))
         return 1.0 - score if self.is_error else score
 
 

@@ -23,7 +23,8 @@ from sklearn.base import clone
 from sklearn.model_selection import check_cv
 from sklearn.utils import _safe_indexing
 
-from .._validation import check_bool, check_generator, check_labels
+from .._blockwise import is_dask_collection
+from .._validation import check_bool, check_generator
 from ._checks import (
     MAX_SEED,
     check_data,
@@ -85,12 +86,17 @@ def robustness_curve(
     X_train : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
         Clean training data; required unless ``refit=False``. Passed to ``fit`` as given
         (a DataFrame stays a DataFrame, NaN and sparse matrices are passed through): whether
-        they are acceptable is for the estimators and the corruption to decide.
+        they are acceptable is for the estimators and the corruption to decide. A dask
+        collection (with ``y_train`` in memory or dask) is passed to ``fit`` as it is too:
+        an estimator that trains blockwise reads it chunk by chunk, a scikit-learn one reads it
+        whole. It needs a test set (``cv`` would index it row by row).
     y_train : array-like of shape (n_samples,)
         Training labels; required unless ``refit=False``.
     X_test : {array-like, sparse matrix, DataFrame} of shape (n_test, n_features), default=None
         Clean test data, corrupted at each level and passed to the models in the container it
-        came in. Give either ``X_test``/``y_test`` or ``cv``.
+        came in. Give either ``X_test``/``y_test`` or ``cv``. A dask array or DataFrame is
+        corrupted and scored chunk by chunk and never gathered (see
+        :func:`fitted_robustness_curve`).
     y_test : array-like of shape (n_test,), default=None
         Test labels.
     corruption : Corruption or callable
@@ -194,8 +200,11 @@ def robustness_curve(
         raise ValueError(
             "X_train and y_train are required to fit the estimators; to score fitted "
             "estimators pass refit=False with X_test and y_test.")
-    X_train, y_train = check_data_and_labels(X_train, y_train, X_name="X_train",
-                                             y_name="y_train")
+    if is_dask_collection(X_train):  # passed to fit as given: the estimator decides
+        X_train = check_data(X_train, name="X_train")
+    else:
+        X_train, y_train = check_data_and_labels(X_train, y_train, X_name="X_train",
+                                                 y_name="y_train")
     X_eval, y_eval, rounds = _make_rounds(X_train, y_train, X_test, y_test, cv, n_repeats)
 
     # Every seed is drawn here, before dispatch: results cannot depend on n_jobs or task order.
@@ -302,9 +311,14 @@ def _make_rounds(X_train, y_train, X_test, y_test, cv, n_repeats):
     if cv is None and X_test is None:
         raise ValueError("give a test set (X_test and y_test) or a cross-validation cv.")
     if X_test is not None:
-        X_test = check_data(X_test, name="X_test", n_features=X_train.shape[1])
-        y_test = check_labels(y_test, X_test.shape[0], name="y_test")
+        X_test, y_test = check_data_and_labels(X_test, y_test, X_name="X_test",
+                                               y_name="y_test", n_features=int(X_train.shape[1]))
         return X_test, y_test, [(None, None)] * n_repeats
+    if is_dask_collection(X_train):
+        raise ValueError(
+            "cv with a dask X_train is not supported (the folds would index the collection "
+            "row by row); give a held-out test set as X_test and y_test, e.g. with "
+            "dask_ml.model_selection.train_test_split.")
     if n_repeats != 1:
         raise ValueError(
             f"n_repeats must be 1 with cv, got {n_repeats}; to repeat cross-validation pass a "

@@ -6,7 +6,8 @@ estimator or pipeline fitted elsewhere, loaded from disk): it never calls ``fit`
 :func:`score_levels` loop, so both frames are computed by one piece of code.
 
 The data is passed through as the user gave it: a pandas DataFrame reaches ``corruption.corrupt``
-and ``estimator.predict`` as a DataFrame, a sparse matrix as a sparse matrix.
+and ``estimator.predict`` as a DataFrame, a sparse matrix as a sparse matrix. A dask array or
+DataFrame is corrupted and scored chunk by chunk, never gathered (:mod:`._dask`).
 """
 
 from __future__ import annotations
@@ -81,11 +82,18 @@ def fitted_robustness_curve(
         Fitted classifiers (or pipelines) to evaluate; never modified. A list may mix bare
         estimators, named after their class (a Pipeline after its final step's class, numbered
         when a name repeats), and ``(name, estimator)`` pairs. Names must be unique.
-    X : {array-like, sparse matrix, pandas DataFrame} of shape (n_samples, n_features)
+    X : {array-like, sparse matrix, DataFrame, dask collection} of shape (n_samples, n_features)
         Clean evaluation data, corrupted at each level. Only its shape is checked here; the
-        corruption and the models decide which values and containers they accept.
+        corruption and the models decide which values and containers they accept. A dask
+        collection is never gathered: at each level it is corrupted lazily, chunk by chunk
+        (one random stream per chunk, see :mod:`robustclf.corruption`), and each model's own
+        in-memory ``predict`` runs on each corrupted chunk, in the same pass. The error rate
+        and ``"accuracy"`` are then sums of per-chunk counts; any other scorer (``"roc_auc"``,
+        ``"neg_log_loss"``, a callable...) is computed from the model's per-row outputs
+        (predictions, probabilities or decision values: 1-D, or one column per class),
+        computed chunk by chunk and gathered in memory with the labels.
     y : array-like of shape (n_samples,)
-        True labels of ``X``.
+        True labels of ``X`` (in memory, or a dask array or Series with a dask ``X``).
     corruption : Corruption or callable
         A :class:`~robustclf.corruption.Corruption`, swept with ``corruption.with_level(level)``,
         or a callable mapping a level to a corruption. Corruptions receive the true labels and the
@@ -122,7 +130,8 @@ def fitted_robustness_curve(
         ``estimator``, ``corruption``, ``level_name``, ``level``, ``repeat``, then ``error``
         (default scoring) or ``scoring`` and ``score`` (another scoring), then ``fit_seconds``
         (NaN: nothing is fitted) and ``predict_seconds`` (wall-clock time of the scorer call,
-        that is prediction plus metric, at that level; the corruption is not timed).
+        that is prediction plus metric, at that level; the corruption is not timed, except for
+        a dask ``X``, whose lazy corruption runs in the same pass as the prediction).
 
     Raises
     ------

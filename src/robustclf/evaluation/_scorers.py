@@ -14,9 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._blockwise import is_dask_collection
 from .._validation import check_fill, check_nonnegative
 from ..certify import certified_error
-from ._checks import MAX_SEED, check_scorer, resolve_corruptions, scoring_name
+from ._checks import (
+    MAX_SEED,
+    check_data_and_labels,
+    check_scorer,
+    resolve_corruptions,
+    scoring_name,
+)
+from ._dask import dask_score
 from ._fitted import check_n_repeats
 
 if TYPE_CHECKING:
@@ -67,7 +75,9 @@ def make_corruption_scorer(
     scorer : callable
         ``scorer(estimator, X, y, **kwargs) -> float``; extra keyword arguments (such as
         ``sample_weight``) are passed to the underlying scorer. Picklable, so it works with
-        ``n_jobs``.
+        ``n_jobs``. A dask ``X`` is corrupted and scored chunk by chunk, as in
+        :func:`fitted_robustness_curve` (accuracy from per-chunk counts; other scorers from
+        the gathered per-row outputs of the model).
 
     See Also
     --------
@@ -149,7 +159,7 @@ def make_certified_scorer(
     scorer : callable
         ``scorer(estimator, X, y) -> float`` in [0, 1]. The estimator must be a linear
         classifier (``coef_``, ``intercept_``, optionally behind affine scalers in a Pipeline);
-        ``X`` must be finite.
+        ``X`` must be finite. A dask ``X`` is certified chunk by chunk, never gathered.
 
     See Also
     --------
@@ -186,13 +196,20 @@ class _CorruptionScorer:
         self.seeds = seeds
 
     def __call__(self, estimator, X, y, **kwargs) -> float:
+        if is_dask_collection(X):
+            X, y = check_data_and_labels(X, y)
         scores = [
-            self.scorer(estimator,
+            self._score(estimator,
                         self.corruption.corrupt(X, y=y, model=estimator, random_state=seed),
                         y, **kwargs)
             for seed in self.seeds
         ]
         return float(np.mean(scores))
+
+    def _score(self, estimator, X, y, **kwargs) -> float:
+        if is_dask_collection(X):
+            return dask_score(self.scorer, self.name, estimator, X, y, **kwargs)
+        return self.scorer(estimator, X, y, **kwargs)
 
     def __repr__(self) -> str:
         return (f"make_corruption_scorer({self.corruption!r}, scoring={self.name!r}, "
