@@ -4,7 +4,9 @@ Every corruption returns the container it was given: a float64 ndarray for array
 DataFrame with the same index, columns and (where the values allow) dtypes for a DataFrame, and
 a sparse matrix of the same format for a sparse matrix (deletion corruptions; the others refuse
 sparse input). Deletion corruptions delete entries of every column kind, non-numeric ones as
-missing values; groups of features may be named by column. See :mod:`._base` for the contract.
+missing values; groups of features may be named by column. A dask array or DataFrame gives a
+lazy dask collection, corrupted chunk by chunk with one random stream per chunk (see
+:mod:`._dask`). See :mod:`._base` for the contract.
 
 Every corruption has a short name in :data:`CORRUPTIONS` (used by the CLI and the experiments);
 :func:`make_corruption` builds one from its name and parameters.
