@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["OffsetFit", "fit_offset"]
+__all__ = ["OffsetFit", "fit_offset", "fit_offset_terms", "offset_terms"]
 
 _OFFSET_RIDGE = 1e-6        # ridge on (a, b) per kept row: keeps the offset fit finite
 _OFFSET_TOL = 1e-10         # stop when ||gradient||_inf <= _OFFSET_TOL * (number of rows)
@@ -33,35 +33,54 @@ class OffsetFit(NamedTuple):
     converged: bool
 
 
-def _offset_loss(theta: np.ndarray, t: np.ndarray, y: np.ndarray, ridge: float,
+def offset_terms(theta: np.ndarray, t: np.ndarray, y: np.ndarray,
                  weights: np.ndarray | None = None):
-    """Penalised logistic loss of ``a t + b``, its gradient and Hessian in ``theta = (a, b)``.
+    """Logistic loss of ``a t + b`` summed over rows, its gradient and Hessian in ``(a, b)``.
 
-    With ``weights`` the loss of row ``i`` is multiplied by ``weights[i]``.
+    The data term of :func:`fit_offset` (no ridge): a sum over rows, so the sums of the row
+    chunks of a dask fit add up to it. With ``weights`` the loss of row ``i`` is multiplied by
+    ``weights[i]``.
+
+    Returns
+    -------
+    loss : float
+    grad : ndarray of shape (2,)
+    hess : ndarray of shape (2, 2)
     """
     margins = y * (theta[0] * t + theta[1])
     losses = np.logaddexp(0.0, -margins)
     loss = float(losses.sum() if weights is None else weights @ losses)
-    loss += 0.5 * ridge * float(theta @ theta)
     r = -y * expit(-margins)                         # d loss_i / d (a t_i + b)
     w = expit(margins) * expit(-margins)             # d^2 loss_i / d (a t_i + b)^2
     if weights is not None:
         r, w = weights * r, weights * w
-    grad = np.array([r @ t, r.sum()]) + ridge * theta
-    hess = np.array([[w @ (t * t), w @ t], [w @ t, w.sum()]]) + ridge * np.eye(2)
+    grad = np.array([r @ t, r.sum()])
+    hess = np.array([[w @ (t * t), w @ t], [w @ t, w.sum()]])
     return loss, grad, hess
 
 
-def _newton(theta, t, y, ridge, free, weights=None, total=None):
+def _penalised(terms, ridge: float):
+    """``theta -> terms(theta)`` plus the ridge ``(ridge / 2) ||theta||^2``."""
+
+    def loss(theta):
+        value, grad, hess = terms(theta)
+        return (value + 0.5 * ridge * float(theta @ theta), grad + ridge * theta,
+                hess + ridge * np.eye(2))
+
+    return loss
+
+
+def _newton(theta, loss_fn, free, total):
     """Damped Newton (Armijo backtracking) on the coordinates ``free`` of ``theta``.
 
-    Stops when ``||gradient_free||_inf <= _OFFSET_TOL * total`` (first-order optimality;
-    ``total``: the number of rows, or their total weight), never because the loss stopped
-    moving. Returns ``(theta, gradient measure per unit of total, n_iter, ok)``.
+    ``loss_fn(theta)`` gives the penalised loss, its gradient and Hessian. Stops when
+    ``||gradient_free||_inf <= _OFFSET_TOL * total`` (first-order optimality; ``total``: the
+    number of rows, or their total weight), never because the loss stopped moving. Returns
+    ``(theta, gradient measure per unit of total, n_iter, ok)``.
     """
-    size = max(t.size if total is None else total, 1)
+    size = max(total, 1)
     target = _OFFSET_TOL * size
-    loss, grad, hess = _offset_loss(theta, t, y, ridge, weights)
+    loss, grad, hess = loss_fn(theta)
     for k in range(_OFFSET_MAX_ITER + 1):
         measure = float(np.max(np.abs(grad[free])))
         if measure <= target:
@@ -76,7 +95,7 @@ def _newton(theta, t, y, ridge, free, weights=None, total=None):
         unresolved = -slope <= _LOSS_RESOLUTION * max(abs(loss), 1.0)
         while alpha > 1e-20:
             trial = theta + alpha * step
-            trial_loss, trial_grad, trial_hess = _offset_loss(trial, t, y, ridge, weights)
+            trial_loss, trial_grad, trial_hess = loss_fn(trial)
             if trial_loss <= loss + 1e-4 * alpha * slope:
                 break
             if unresolved and float(np.max(np.abs(trial_grad[free]))) < measure:
@@ -86,6 +105,19 @@ def _newton(theta, t, y, ridge, free, weights=None, total=None):
             return theta, measure / size, k, False   # line search failed
         theta, loss, grad, hess = trial, trial_loss, trial_grad, trial_hess
     return theta, measure / size, _OFFSET_MAX_ITER, False
+
+
+def fit_offset_terms(terms, total: float) -> OffsetFit:
+    """:func:`fit_offset` given its data term: ``terms(theta)`` is :func:`offset_terms` of
+    the rows (in memory, or summed over the row chunks of a dask fit, one pass per call) and
+    ``total`` their number or total weight."""
+    loss_fn = _penalised(terms, _OFFSET_RIDGE * total)
+    theta, measure, n_iter, ok = _newton(np.zeros(2), loss_fn, np.array([True, True]), total)
+    if theta[0] < 0.0:
+        theta, measure, extra, ok = _newton(np.zeros(2), loss_fn, np.array([False, True]),
+                                            total)
+        n_iter += extra
+    return OffsetFit(float(theta[0]), float(theta[1]), measure, n_iter, ok)
 
 
 def fit_offset(t: np.ndarray, y: np.ndarray,
@@ -120,11 +152,4 @@ def fit_offset(t: np.ndarray, y: np.ndarray,
     t, y = np.asarray(t, dtype=np.float64), np.asarray(y, dtype=np.float64)
     w = sample_weight
     total = t.size if w is None else float(w.sum())
-    ridge = _OFFSET_RIDGE * total
-    both = np.array([True, True])
-    theta, measure, n_iter, ok = _newton(np.zeros(2), t, y, ridge, both, w, total)
-    if theta[0] < 0.0:
-        theta, measure, extra, ok = _newton(np.zeros(2), t, y, ridge, np.array([False, True]),
-                                            w, total)
-        n_iter += extra
-    return OffsetFit(float(theta[0]), float(theta[1]), measure, n_iter, ok)
+    return fit_offset_terms(lambda theta: offset_terms(theta, t, y, w), total)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
+from .._blockwise import blockwise_method
 from .._validation import (
     check_bool,
     check_fraction,
@@ -18,12 +20,13 @@ from .._validation import (
     check_option,
     check_positive,
 )
+from . import _rolr_solvers as blockwise
 from ._base import (
     LinearClassifierBase,
     absent_as_zero,
     warn_if_not_converged,
 )
-from ._rolr_offset import _OFFSET_MAX_ITER, _OFFSET_TOL, OffsetFit, fit_offset
+from ._rolr_offset import _OFFSET_MAX_ITER, _OFFSET_TOL, OffsetFit, fit_offset, fit_offset_terms
 from ._rolr_solvers import (
     SOLVERS,
     _Design,
@@ -180,7 +183,8 @@ class RobustLogisticRegression(LinearClassifierBase):
         threshold. Outliers whose labels contradict the model have small correlations and stay
         in the trimmed set: RoLR bounds their influence instead of removing them. All kept rows
         are True for a collapsed problem. With row weights a row is True when any part of its
-        weight is in the trimmed sum; rows of weight 0 are False.
+        weight is in the trimmed sum; rows of weight 0 are False. A dask array chunked like
+        ``X`` (computed, kept by dask) when the model was fitted on a dask collection.
     threshold_ : float or None
         The threshold ``T`` applied on the centred raw scale.
     x_scale_ : float
@@ -256,6 +260,17 @@ class RobustLogisticRegression(LinearClassifierBase):
     ``scale_ = 1`` keeps ``argmax(predict_proba) = predict``. A collapsed problem has
     ``t = 0``, hence ``a = 0`` and ``b`` the (ridge-)log-odds of its positive class, so it
     predicts its majority class.
+
+    *Dask collections.* ``fit`` accepts a dask array (dense or with scipy.sparse chunks) or
+    DataFrame chunked along rows, with labels and weights as dask or in-memory vectors, and
+    trains without loading it: the dual solver keeps its row weights (the dual iterates ``t``)
+    and every other row-level value chunked with the data, and computes the preprocessing's
+    medians, the trimmed sums and the projections exactly by passes over the chunks (about
+    two per dual iteration; see ``_fit_ovr_blockwise``). The result is the in-memory fit of
+    the same rows (same iterations; coefficients within 1e-13 relative measured at the
+    defaults); ``inlier_mask_`` is then a dask array chunked like ``X``, and ``predict``,
+    ``decision_function``, ``predict_proba`` and ``predict_log_proba`` of a dask array are
+    lazy dask arrays. ``solver="socp"`` runs in memory only.
 
     *Row weights.* ``fit(X, y, sample_weight)`` (times ``class_weight``) follows scikit-learn's
     meaning: a row of integer weight k gives the same model as k copies of the row, weight 0 the
@@ -338,11 +353,20 @@ class RobustLogisticRegression(LinearClassifierBase):
 
     def _resolve_n_outliers(self, n_rows: int, weights: np.ndarray | None = None):
         """``n1``: a number of rows, or with ``weights`` an amount of weight (see Notes)."""
+        if weights is None:
+            return self._n_outliers(n_rows)
+        return self._n_outliers(n_rows, float(weights.sum()),
+                                bool(np.array_equal(weights, np.round(weights))))
+
+    def _n_outliers(self, n_rows: int, total: float | None = None, integral: bool = True):
+        """``n1`` from the number of rows, or with row weights from their ``total`` and whether
+        they are all integers."""
+        weights = total
         if self.n_outliers is not None and self.outlier_fraction is not None:
             raise ValueError("give at most one of n_outliers and outlier_fraction, got "
                              f"n_outliers={self.n_outliers!r}, "
                              f"outlier_fraction={self.outlier_fraction!r}.")
-        total = n_rows if weights is None else float(weights.sum())
+        total = n_rows if total is None else total
         if self.n_outliers is not None:
             n1 = check_nonnegative(self.n_outliers, "n_outliers", integer=True)
             if n1 >= total:
@@ -358,7 +382,7 @@ class RobustLogisticRegression(LinearClassifierBase):
             self.outlier_fraction, "outlier_fraction")
         if fraction >= 1.0:
             raise ValueError(f"outlier_fraction must be < 1, got {fraction}.")
-        if weights is not None and not np.array_equal(weights, np.round(weights)):
+        if weights is not None and not integral:
             return fraction * total             # real weights: that fraction of the weight
         return min(math.ceil(fraction * total - 1e-9), round(total) - 1)
 
@@ -379,16 +403,32 @@ class RobustLogisticRegression(LinearClassifierBase):
         elif self.threshold is not None:
             check_positive(self.threshold, "threshold")
 
-    def _threshold(self, norms: np.ndarray, n_features: int, n_authentic: float,
-                   weights: np.ndarray | None = None) -> float | None:
-        """The threshold ``T`` on the raw scale of the centred row ``norms`` (see ``threshold``)."""
+    def _threshold(self, robust_scale, n_features: int, n_authentic: float) -> float | None:
+        """The threshold ``T`` on the raw scale of the centred row norms (see ``threshold``);
+        ``robust_scale()`` gives their :func:`_robust_scale` (called for ``"auto"`` only)."""
         if self.threshold is None:
             return None
         if self.threshold == "auto":
-            return _AUTO_FACTOR * _robust_scale(norms, weights)
+            return _AUTO_FACTOR * robust_scale()
         if self.threshold == "paper":
             return 4.0 * math.sqrt(math.log(n_features) + math.log(max(n_authentic, 1)))
         return float(self.threshold)
+
+    def _check_removed(self, T: float, n_kept: int, removed, n1, weighted: bool,
+                       stacklevel: int) -> None:
+        """Error when the threshold removes every row, warning when it removes more than
+        ``n1`` (``removed``: rows, or weight with row weights)."""
+        if n_kept == 0:
+            raise ValueError(f"threshold {T:g} removes every row (all ||x|| >= T); "
+                             "standardise X or set a larger threshold.")
+        if removed > n1:
+            hint = (" (threshold='paper' assumes standardised features and p well below "
+                    "16 log(p n))" if self.threshold == "paper" else "")
+            what = f"rows of weight {removed:g}" if weighted else f"{removed} rows"
+            warnings.warn(f"the preprocessing threshold T = {T:g} removed {what}, "
+                          f"more than the n_outliers = {n1:g} bound: either n_outliers is "
+                          f"too small or the threshold removes authentic rows{hint}.",
+                          UserWarning, stacklevel=stacklevel + 1)
 
     def _preprocess(self, X, n1, weights=None):
         """Algorithm 1's preprocessing: centre, threshold, centre again, scale.
@@ -407,23 +447,14 @@ class RobustLogisticRegression(LinearClassifierBase):
         center = column_medians(X, weights) if self.fit_intercept else None
         Xk = fill_absent(X, center) if absent else X
         norms = centred_row_norms(Xk, center)
-        T = self._threshold(norms, p, total - n1, weights)
+        T = self._threshold(lambda: _robust_scale(norms, weights), p, total - n1)
         keep = np.ones(N, dtype=bool)
         kept_weights = weights
         if T is not None:
             keep = norms < T
-            if not keep.any():
-                raise ValueError(f"threshold {T:g} removes every row (all ||x|| >= T); "
-                                 "standardise X or set a larger threshold.")
             removed = N - int(keep.sum()) if weights is None else float(weights[~keep].sum())
-            if removed > n1:
-                hint = (" (threshold='paper' assumes standardised features and p well below "
-                        "16 log(p n))" if self.threshold == "paper" else "")
-                what = f"{removed} rows" if weights is None else f"rows of weight {removed:g}"
-                warnings.warn(f"the preprocessing threshold T = {T:g} removed {what}, "
-                              f"more than the n_outliers = {n1:g} bound: either n_outliers is "
-                              f"too small or the threshold removes authentic rows{hint}.",
-                              UserWarning, stacklevel=5)
+            self._check_removed(T, int(keep.sum()), removed, n1, weights is not None,
+                                stacklevel=5)
             if not keep.all():
                 kept_weights = None if weights is None else weights[keep]
                 Xk = X[keep]
@@ -477,7 +508,9 @@ class RobustLogisticRegression(LinearClassifierBase):
         self._warn_solver(results, n_trim)
         Yk = Y[keep]
         if self.fit_intercept:
-            coef, intercept = self._calibrate(directions, projections, Yk, center, S, wk)
+            fits = [fit_offset(t, yk) if wk is None else fit_offset(t, yk, wk)
+                    for t, yk in zip(projections, Yk.T, strict=True)]
+            coef, intercept = self._calibrate(directions, fits, center, S)
             self.scale_ = np.ones(len(results))
         else:
             coef = np.array(directions) / S
@@ -490,13 +523,129 @@ class RobustLogisticRegression(LinearClassifierBase):
             self.scale_ = np.full(len(results), _fit_scale(
                 np.concatenate(scores), np.concatenate(list(Yk.T)),
                 None if wk is None else np.tile(wk, len(results))))
-        self.inlier_mask_ = masks[0] if len(masks) == 1 else np.array(masks)
+        self._store(results, masks[0] if len(masks) == 1 else np.array(masks), T, S, n1)
+        return coef, intercept
+
+    def _store(self, results, inlier_mask, T, S, n1) -> None:
+        """The fitted attributes shared by the in-memory and the blockwise fit."""
+        self.inlier_mask_ = inlier_mask
         self.threshold_ = T
         self.x_scale_ = S
         self.n_outliers_ = n1
         self.objective_ = np.array([r.objective for r in results])
         self.dual_objective_ = np.array([r.dual_objective for r in results])
         self.n_iter_ = np.array([r.n_iter for r in results])
+
+    def _fit_ovr_blockwise(self, data, reader):
+        """Fit on the row chunks of a dask collection: the in-memory fit, pass by pass.
+
+        Every step of :meth:`_fit_rows` runs on the chunks where they are (see the *Dask*
+        section of :mod:`robustclf.linear._rolr_solvers`): row-level values (norms, dual
+        iterates, projections, the inlier mask) stay in per-chunk states and only
+        ``n_features``-sized vectors, scalars and small summaries reach the client. Medians and
+        the other order statistics are exact, so the fit is the in-memory one up to the
+        rounding of sums taken in another order.
+
+        Passes over ``X`` (the other passes read the labels or the small states only):
+
+        * one for the row weights, if any (labels and weights only);
+        * the column medians: one pass when every chunk can send its values (at most
+          ``2^20 / (2 n_features n_chunks)`` per column and chunk), about three otherwise;
+        * one for the centred row norms; if the threshold removes rows, the medians of the
+          kept rows and their norms again;
+        * one for the step size (``n_features <= MAX_GRAM_FEATURES``; beyond, one per Lanczos
+          product);
+        * per binary problem: one to start, two per dual iteration (``A u`` with the trimmed
+          sum and the projection shift, then ``A^T t``; one more after a backtracking step),
+          one less in the last;
+        * one for the projections on the fitted directions.
+
+        E.g. 2 x (iterations) + 6 for an unweighted binary fit whose threshold removes rows,
+        with chunks small enough to send their column values. The order statistics of the
+        states (the median row norm, the bound of the collapse test, the trimmed set and,
+        rarely, the trimmed sum or the projection shift whose starting guess failed) and the
+        Newton steps of the offset fit cost a pass over the states each.
+        """
+        if self.solver != "dual":
+            raise ValueError(f"solver={self.solver!r} runs in memory only (the conic solver "
+                             "needs the whole matrix); on a dask collection use solver='dual' "
+                             "(the same optimum, to tol).")
+        chunks = blockwise.RowChunks(data)
+        N, p = data.shape
+        fit_b = bool(self.fit_intercept)
+        spec = blockwise.BlockSpec(reader, weighted=False, fit_intercept=fit_b)
+        total, integral = N, True
+        if data.sample_weight is not None or reader.class_multipliers is not None:
+            stats = blockwise.weight_statistics(chunks, reader)
+            if stats["weighted"]:
+                spec = replace(spec, weighted=True)
+                N, total, integral = stats["n_rows"], stats["total"], stats["integral"]
+        weighted = spec.weighted
+        n1 = self._n_outliers(N, total if weighted else None, integral)
+
+        # Algorithm 1's preprocessing: centre, threshold, centre again, scale
+        center = blockwise.column_medians_blockwise(chunks, spec, p, False) if fit_b else None
+        spec = replace(spec, center=center)
+        blockwise.row_norms_blockwise(chunks, spec, "norm1")
+        scales = {}
+
+        def scale():
+            if "norm1" not in scales:
+                scales["norm1"] = blockwise.robust_scale_blockwise(chunks, "norm1")
+            return scales["norm1"]
+
+        T = self._threshold(scale, p, total - n1)
+        key = "norm1"
+        if T is not None:
+            n_kept, n_removed, _, removed_w = blockwise.apply_threshold_blockwise(chunks, T)
+            self._check_removed(T, int(n_kept), removed_w if weighted else int(n_removed), n1,
+                                weighted, stacklevel=4)
+            if n_removed:
+                if fit_b:
+                    center = blockwise.column_medians_blockwise(chunks, spec, p, True)
+                    spec = replace(spec, center=center)
+                blockwise.row_norms_blockwise(chunks, spec, "norm2")
+                key = "norm2"
+                scales[key] = blockwise.robust_scale_blockwise(chunks, key)
+        S = scales[key] if key in scales else scale()
+        spec = replace(spec, scale=S)
+        n_kept, kept_total, positive = blockwise.kept_totals(chunks)
+        n_trim = min(total - n1, kept_total) if weighted else min(N - n1, n_kept)
+
+        # Eq. (2) for every binary problem, by the dual iteration on the chunks
+        bound = -blockwise.select_blockwise(chunks, ("norm", key, S, True), n_trim).trimmed_sum
+        lip = blockwise.lipschitz_blockwise(chunks, spec, p)
+        n_columns = 1 if reader.classes.size == 2 else reader.classes.size
+        results = [blockwise.fista(
+            blockwise._BlockRows(chunks, spec, k, n_trim, kept_total, p, bound, lip),
+            float(self.tol), int(self.max_iter)) for k in range(n_columns)]
+        directions = [np.zeros(p) if r.collapsed else r.coef for r in results]
+        blockwise.projections_blockwise(chunks, spec, directions)
+        self._warn_solver(results, n_trim)
+        if fit_b:
+            fits = [fit_offset_terms(blockwise.offset_terms_blockwise(chunks, k), kept_total)
+                    for k in range(n_columns)]
+            coef, intercept = self._calibrate(directions, fits, center, S)
+            self.scale_ = np.ones(n_columns)
+        else:
+            coef = np.array(directions) / S
+            intercept = np.array([_log_odds(positive[k], kept_total) if r.collapsed else 0.0
+                                  for k, r in enumerate(results)])
+            constants = [b if r.collapsed else None
+                         for b, r in zip(intercept, results, strict=True)]
+
+            def loss(slope):
+                return float(chunks.run(blockwise._chunk_scale_loss, constants, slope,
+                                        data=False)[0][0])
+
+            top = max(chunks.run(blockwise._chunk_scale_loss, constants, 0.0,
+                                 data=False)[1])
+            self.scale_ = np.full(n_columns, _fit_slope(loss, top))
+        searches = [None if r.collapsed else
+                    blockwise.select_blockwise(chunks, ("margin", k), n_trim)
+                    for k, r in enumerate(results)]
+        mask = blockwise.inlier_mask_blockwise(chunks, searches, n_trim)
+        self._store(results, mask[0] if n_columns == 1 else mask, T, S, n1)
         return coef, intercept
 
     def _warn_solver(self, results, n_trim) -> None:
@@ -516,15 +665,14 @@ class RobustLogisticRegression(LinearClassifierBase):
                           "n_outliers too small. The model predicts the majority class there.",
                           UserWarning, stacklevel=5)
 
-    def _calibrate(self, directions, projections, Yk, center, S, weights=None):
-        """Offset and slope per problem: :func:`fit_offset` on ``t_i = <beta_hat, z_i>``.
-
-        Returns ``coef = a beta_hat / S`` and ``intercept = b - coef @ center``.
+    def _calibrate(self, directions, offset_fits, center, S):
+        """``coef = a beta_hat / S`` and ``intercept = b - coef @ center`` per problem, from the
+        :class:`OffsetFit` of each (:func:`fit_offset` on ``t_i = <beta_hat, z_i>``), and the
+        warnings of the offset fits.
         """
         p = directions[0].size
         coef, intercept, fits = np.zeros((len(directions), p)), np.zeros(len(directions)), []
-        for k, (beta, t, yk) in enumerate(zip(directions, projections, Yk.T, strict=True)):
-            fit = fit_offset(t, yk) if weights is None else fit_offset(t, yk, weights)
+        for k, (beta, fit) in enumerate(zip(directions, offset_fits, strict=True)):
             coef[k] = fit.slope * beta / S
             intercept[k] = fit.offset - coef[k] @ center
             fits.append((fit, bool(np.any(beta))))
@@ -541,12 +689,14 @@ class RobustLogisticRegression(LinearClassifierBase):
                           UserWarning, stacklevel=5)
         return coef, intercept
 
+    @blockwise_method("columns")
     def predict_proba(self, X):
         """``sigmoid(scale_ * decision_function(X))`` per class (normalised for one-vs-rest).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
 
         Returns
         -------
@@ -562,8 +712,9 @@ class RobustLogisticRegression(LinearClassifierBase):
         return np.divide(prob, total, out=np.full_like(prob, 1.0 / prob.shape[1]),
                          where=total > 0)
 
+    @blockwise_method("columns")
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba` (lazy, chunk by chunk, on a dask array)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
@@ -577,13 +728,19 @@ def _fit_scale(z: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) 
     """
     margins = y * z
     top = float(np.max(np.abs(margins))) if margins.size else 0.0
-    if top == 0.0:
-        return 0.0
 
     def loss(s: float) -> float:
         losses = np.logaddexp(0.0, -s * margins)
         return float(losses.sum() if weights is None else weights @ losses)
 
+    return _fit_slope(loss, top)
+
+
+def _fit_slope(loss, top: float) -> float:
+    """:func:`_fit_scale` given the loss as a function of the slope (in memory, or summed over
+    the row chunks of a dask fit) and the largest ``|y_i z_i|``."""
+    if top == 0.0:
+        return 0.0
     upper = 50.0 / top
     result = minimize_scalar(loss, bounds=(0.0, upper), method="bounded",
                              options={"xatol": 1e-8 * upper})
@@ -627,10 +784,13 @@ def _majority_log_odds(y: np.ndarray, weights: np.ndarray | None = None) -> floa
     With ``weights``, ``n_+`` and ``n_-`` are the total weights of the two classes.
     """
     if weights is not None:
-        positive = float(weights[y > 0].sum())
-        return math.log((positive + 0.5) / (float(weights.sum()) - positive + 0.5))
-    positive = float(np.count_nonzero(y > 0))
-    return math.log((positive + 0.5) / (y.size - positive + 0.5))
+        return _log_odds(float(weights[y > 0].sum()), float(weights.sum()))
+    return _log_odds(float(np.count_nonzero(y > 0)), float(y.size))
+
+
+def _log_odds(positive: float, total: float) -> float:
+    """:func:`_majority_log_odds` from the positive and the total weight (or count)."""
+    return math.log((positive + 0.5) / (total - positive + 0.5))
 
 
 def _relative_gap(res) -> float:
