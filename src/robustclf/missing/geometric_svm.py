@@ -10,6 +10,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._blockwise import blockwise_method
 from .._compat import validate_data
 from .._convergence import warn_not_converged
 from .._validation import (
@@ -21,6 +22,7 @@ from .._validation import (
     check_real,
 )
 from ..linear._base import NAN_POLICIES
+from . import _geometric_solver
 from ._geometric_solver import decision_binary, fit_binary, pattern_scalings
 from .kernels import masked_kernel, missingness_patterns
 
@@ -28,12 +30,16 @@ __all__ = ["GeometricMarginSVC"]
 
 
 def _scale_gamma(X0: np.ndarray, weights: np.ndarray | None) -> float:
-    """``gamma="scale"``: ``1 / (n_features var)`` of all zero-filled entries, rows weighted."""
-    if weights is None:
-        var = X0.var()
-    else:
-        mean = weights @ X0.mean(axis=1) / weights.sum()
-        var = weights @ ((X0 - mean) ** 2).mean(axis=1) / weights.sum()
+    """``gamma="scale"``: ``1 / (n_features var)`` of all zero-filled entries, rows weighted.
+
+    Computed by blocks of rows (about 2^20 entries each), without an ``n x d`` temporary.
+    """
+    row_mean = X0.mean(axis=1)
+    mean = row_mean.mean() if weights is None else weights @ row_mean / weights.sum()
+    step = max(1, 2**20 // max(X0.shape[1], 1))
+    row_var = np.concatenate([((X0[i:i + step] - mean) ** 2).mean(axis=1)
+                              for i in range(0, X0.shape[0], step)])
+    var = row_var.mean() if weights is None else weights @ row_var / weights.sum()
     return 1.0 / (X0.shape[1] * var) if var > 0 else 1.0
 
 
@@ -102,6 +108,15 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         with the same optimality conditions as a cold solve.
         ``"clarabel"``: the same dual QP solved by cvxpy with Clarabel (optional extra
         ``conic``; an interior-point reference, much slower for large ``n``).
+        *Memory.* With ``"libsvm"`` and the linear kernel, beyond 2,048 training rows
+        (``_geometric_solver.LINEAR_BLOCK``) no ``n x n`` kernel is formed: each SVM solve is
+        a decomposition in ``w``-space (margins from ``X0 @ w``, libsvm on blocks of at most
+        ``max(2048, 3 (n_features + 1))`` rows, capped at 4,096, libsvm's stopping rule with
+        ``svm_tol`` on all rows), the scalings are computed from ``w`` itself, and prediction
+        is ``X0 @ w``: memory ``O(n_samples n_features)``, not ``O(n_samples^2)`` (MNIST,
+        60,000 rows: the kernel alone would take 29 GB). The result is that of the whole-kernel
+        solve up to ``svm_tol``. The polynomial and callable kernels form the ``n x n``
+        kernel once per fit; prediction computes the kernel against the support vectors only.
     early_stopping : bool, default=False
         Choose the number of scaling updates on validation data, as the paper chooses its
         stopping point, then refit: hold out ``validation_fraction`` of the training rows
@@ -357,7 +372,10 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
             else float(self.gamma)
         self.X_fit_, self.mask_fit_ = X0, M
         patterns, inverse = missingness_patterns(M)
-        K = masked_kernel(X0, M, X0, M, **self._kernel_params())
+        # the linear kernel beyond LINEAR_BLOCK rows is solved in w-space, K never formed
+        in_w_space = (self.kernel == "linear" and self.solver == "libsvm"
+                      and X0.shape[0] > _geometric_solver.LINEAR_BLOCK)
+        K = None if in_w_space else masked_kernel(X0, M, X0, M, **self._kernel_params())
         problems = [1] if self.classes_.size == 2 else list(range(self.classes_.size))
         self.iterates_, converged = [], []
         for k in problems:
@@ -409,14 +427,20 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
         patterns, inverse = missingness_patterns(M)
-        K = masked_kernel(X0, M, self.X_fit_, self.mask_fit_, **self._kernel_params())
+        chosen = [its[min(t, len(its) - 1)] for its in self.iterates_]
+        if any(it.w is None for it in chosen):  # kernel against the support vectors only
+            rows = np.unique(np.concatenate([it.support for it in chosen]))
+            K = masked_kernel(X0, M, self.X_fit_[rows], self.mask_fit_[rows],
+                              **self._kernel_params())
         cols = []
-        for its in self.iterates_:
+        for its, it in zip(self.iterates_, chosen, strict=True):
             j = min(t, len(its) - 1)
             previous = its[j - 1] if j > 0 else None
             _, s = pattern_scalings(previous, self.X_fit_, self.mask_fit_, patterns,
                                     self._kernel_params(), float(self.min_scaling))
-            cols.append(decision_binary(K[:, its[j].support], s[inverse], its[j]))
+            score = (X0 @ it.w if it.w is not None
+                     else K[:, np.searchsorted(rows, it.support)] @ it.coef)
+            cols.append(decision_binary(score, s[inverse], it))
         return np.column_stack(cols)
 
     def _predict_at(self, X: np.ndarray, t: int) -> np.ndarray:
@@ -425,8 +449,12 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
             return self.classes_[(scores[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
 
+    @blockwise_method("scores")
     def decision_function(self, X) -> np.ndarray:
         """Eq. (7) scores ``(w.x + b) / s_new`` (or ``w.x / s_new + b`` for ``bias="unscaled"``).
+
+        Rows are scored independently, so a dask array or DataFrame ``X`` gives a lazy dask
+        array computed chunk by chunk of rows (:func:`robustclf._blockwise.blockwise_method`).
 
         Returns
         -------
@@ -439,8 +467,13 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         scores = self._scores(X, self.best_iteration_)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
+    @blockwise_method("labels")
     def predict(self, X) -> np.ndarray:
-        """Class labels by Eq. (7) (argmax of the one-vs-rest scores for several classes)."""
+        """Class labels by Eq. (7) (argmax of the one-vs-rest scores for several classes).
+
+        A dask array or DataFrame gives a lazy dask array, computed chunk by chunk of rows
+        (:func:`robustclf._blockwise.blockwise_method`), as ``decision_function``.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=self._finiteness(),
                           reset=False)
