@@ -38,9 +38,9 @@ class PassCounter:
     """Counts the passes of every blockwise fit (all, and those that read ``X``)."""
 
     def __init__(self):
-        from robustclf.linear import _rolr_solvers
+        from robustclf._blockwise import StatefulRowChunks
 
-        self.module, self.original = _rolr_solvers.RowChunks, _rolr_solvers.RowChunks.run
+        self.module, self.original = StatefulRowChunks, StatefulRowChunks.run
         self.passes = self.data_passes = 0
         counter = self
 

@@ -1,6 +1,6 @@
 """RobustLogisticRegression on dask collections: the in-memory fit, computed chunk by chunk.
 
-The blockwise fit (``_fit_ovr_blockwise``, :mod:`robustclf.linear._rolr_solvers`) runs the
+The blockwise fit (``_fit_ovr_blockwise``, :mod:`robustclf.linear._rolr_blockwise`) runs the
 in-memory algorithm on row chunks: the same preprocessing statistics (exact medians, not
 approximate quantiles), the same dual iteration (:func:`fista`) with its row-level iterates kept
 in the chunks, the same calibration. The reference is always the in-memory fit of the same
@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from robustclf._blockwise import RowBlocks, StatefulRowChunks, _select
 from robustclf.datasets import make_contaminated_logistic
+from robustclf.linear import _rolr_blockwise as blockwise
 from robustclf.linear import _rolr_solvers as solvers
 from robustclf.linear._base import ChunkReader
 from robustclf.linear.rolr import RobustLogisticRegression
@@ -59,8 +61,6 @@ def _dask(X, y, chunk=300):
 
 
 def _row_blocks(X, y, chunk, weights=None):
-    from robustclf._blockwise import RowBlocks
-
     return RowBlocks.from_inputs(*_dask(X, y, chunk), weights)
 
 
@@ -177,13 +177,13 @@ def test_passes_over_the_data(data, monkeypatch):
     as the threshold removes rows, one more for each; one for the Gram matrix, one to start,
     one for the projections."""
     counts = {"data": 0}
-    run = solvers.RowChunks.run
+    run = StatefulRowChunks.run
 
     def counting(self, func, *args, **kwargs):
         counts["data"] += kwargs.get("data", True) is True
         return run(self, func, *args, **kwargs)
 
-    monkeypatch.setattr(solvers.RowChunks, "run", counting)
+    monkeypatch.setattr(StatefulRowChunks, "run", counting)
     memory, blocks = _both(data)
     assert blocks.threshold_ is not None and not blocks.inlier_mask_.compute().all()
     iterations = int(blocks.n_iter_[0])
@@ -229,9 +229,9 @@ def test_collapse_on_dask_is_the_in_memory_collapse():
 # -- the exact order statistics over chunks ------------------------------------------------
 
 def _chunks_with_states(values, weights, chunk):
-    """A :class:`RowChunks` whose states hold ``values`` (as ``grad``) and ``weights``."""
+    """A :class:`StatefulRowChunks` whose states hold ``values`` (as ``grad``) and ``weights``."""
     n = values.size
-    chunks = solvers.RowChunks(_row_blocks(np.zeros((n, 1)), np.zeros(n), chunk))
+    chunks = StatefulRowChunks(_row_blocks(np.zeros((n, 1)), np.zeros(n), chunk))
     bounds = np.cumsum((0,) + chunks.sizes)
     chunks.states = [{"grad": values[a:b], "w": None if weights is None else weights[a:b]}
                      for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
@@ -244,7 +244,7 @@ def test_selections_over_chunks_are_exact(monkeypatch, ties, weighted):
     """With at most 64 values per chunk sent (so that every selection takes several passes of
     sketches and narrowing), the trimmed sum, the weighted median and the projection shift
     equal their in-memory values; with integer values (many ties) too."""
-    monkeypatch.setattr(solvers, "_RAW_BUDGET", 0)
+    monkeypatch.setattr(_select, "RAW_BUDGET", 0)
     rng = np.random.default_rng(3)
     n = 5000
     z = rng.integers(-20, 20, n).astype(float) if ties else rng.standard_normal(n) ** 3
@@ -252,13 +252,13 @@ def test_selections_over_chunks_are_exact(monkeypatch, ties, weighted):
     chunks = _chunks_with_states(z, w, 700)
     total = n if w is None else float(w.sum())
     for n_trim in (0.3 * total if weighted else 1500, total - 1):
-        search = solvers.select_blockwise(chunks, ("grad",), n_trim)
+        search = blockwise.select_blockwise(chunks, ("grad",), n_trim)
         assert search.passes > 1 or n_trim == total - 1
         magnitude = np.abs(z).sum() if w is None else np.abs(z) @ w    # sums of that size
         assert search.trimmed_sum == pytest.approx(solvers.trimmed_sum(z, n_trim, w),
                                                    abs=1e-12 * magnitude)
-    lower = solvers.select_blockwise(chunks, ("grad",), fraction=0.5)
-    upper = solvers.select_blockwise(chunks, ("grad",), fraction=0.5, strict=True)
+    lower = blockwise.select_blockwise(chunks, ("grad",), fraction=0.5)
+    upper = blockwise.select_blockwise(chunks, ("grad",), fraction=0.5, strict=True)
     expected = solvers.weighted_medians(z, np.ones(n) if w is None else w)
     assert 0.5 * (lower.value + upper.value) == expected
     v = rng.standard_normal(n) * 3
@@ -266,22 +266,22 @@ def test_selections_over_chunks_are_exact(monkeypatch, ties, weighted):
                      for state, v_b in zip(chunks.states, np.split(v, np.cumsum(
                          chunks.sizes)[:-1]), strict=True)]
     for target in (0.1 * total, 0.5 * total):
-        search = solvers._run_search(chunks, solvers._ClipSearch(chunks.n_chunks, target,
-                                                                 total),
-                                     solvers._chunk_select, ("v", 1.0), True)
+        search = _select.run_search(chunks, _select.CappedSumSearch(chunks.n_chunks, target,
+                                                                    total),
+                                    blockwise._chunk_select, ("v", 1.0), True)
         assert search.value == pytest.approx(solvers._project_sort(v, target, w), abs=1e-12)
 
 
 def test_column_medians_over_chunks_are_exact(data, monkeypatch):
     """Dense chunks with absent entries and real weights, sparse chunks (implicit zeros
     counted): the medians are :func:`column_medians`, also through several passes."""
-    monkeypatch.setattr(solvers, "_RAW_BUDGET", 0)
+    monkeypatch.setattr(_select, "RAW_BUDGET", 0)
     reader = ChunkReader(np.array([0, 1]), None, allow_nan=True, keep_absent=True)
     y, w = data["y"], data["real_w"]
     for X, weights in ((data["nan"], w), (data["sparse"], None), (data["sparse"], w)):
-        chunks = solvers.RowChunks(_row_blocks(X, y, 250, weights))
-        spec = solvers.BlockSpec(reader, weighted=weights is not None, fit_intercept=True)
-        got = solvers.column_medians_blockwise(chunks, spec, X.shape[1], False)
+        chunks = StatefulRowChunks(_row_blocks(X, y, 250, weights))
+        spec = blockwise.BlockSpec(reader, weighted=weights is not None, fit_intercept=True)
+        got = blockwise.column_medians_blockwise(chunks, spec, X.shape[1], False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             np.testing.assert_array_equal(got, solvers.column_medians(X, weights))

@@ -11,7 +11,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
-from .._blockwise import blockwise_method
+from .._blockwise import StatefulRowChunks, blockwise_method
 from .._validation import (
     check_bool,
     check_fraction,
@@ -20,7 +20,7 @@ from .._validation import (
     check_option,
     check_positive,
 )
-from . import _rolr_solvers as blockwise
+from . import _rolr_blockwise as blockwise
 from ._base import (
     LinearClassifierBase,
     absent_as_zero,
@@ -539,8 +539,8 @@ class RobustLogisticRegression(LinearClassifierBase):
     def _fit_ovr_blockwise(self, data, reader):
         """Fit on the row chunks of a dask collection: the in-memory fit, pass by pass.
 
-        Every step of :meth:`_fit_rows` runs on the chunks where they are (see the *Dask*
-        section of :mod:`robustclf.linear._rolr_solvers`): row-level values (norms, dual
+        Every step of :meth:`_fit_rows` runs on the chunks where they are (see
+        :mod:`robustclf.linear._rolr_blockwise`): row-level values (norms, dual
         iterates, projections, the inlier mask) stay in per-chunk states and only
         ``n_features``-sized vectors, scalars and small summaries reach the client. Medians and
         the other order statistics are exact, so the fit is the in-memory one up to the
@@ -570,7 +570,7 @@ class RobustLogisticRegression(LinearClassifierBase):
             raise ValueError(f"solver={self.solver!r} runs in memory only (the conic solver "
                              "needs the whole matrix); on a dask collection use solver='dual' "
                              "(the same optimum, to tol).")
-        chunks = blockwise.RowChunks(data)
+        chunks = StatefulRowChunks(data)
         N, p = data.shape
         fit_b = bool(self.fit_intercept)
         spec = blockwise.BlockSpec(reader, weighted=False, fit_intercept=fit_b)
@@ -616,9 +616,9 @@ class RobustLogisticRegression(LinearClassifierBase):
         bound = -blockwise.select_blockwise(chunks, ("norm", key, S, True), n_trim).trimmed_sum
         lip = blockwise.lipschitz_blockwise(chunks, spec, p)
         n_columns = 1 if reader.classes.size == 2 else reader.classes.size
-        results = [blockwise.fista(
-            blockwise._BlockRows(chunks, spec, k, n_trim, kept_total, p, bound, lip),
-            float(self.tol), int(self.max_iter)) for k in range(n_columns)]
+        results = [blockwise.solve_dual_blockwise(chunks, spec, k, n_trim, kept_total, p, bound,
+                                                  lip, float(self.tol), int(self.max_iter))
+                   for k in range(n_columns)]
         directions = [np.zeros(p) if r.collapsed else r.coef for r in results]
         blockwise.projections_blockwise(chunks, spec, directions)
         self._warn_solver(results, n_trim)
@@ -635,11 +635,9 @@ class RobustLogisticRegression(LinearClassifierBase):
                          for b, r in zip(intercept, results, strict=True)]
 
             def loss(slope):
-                return float(chunks.run(blockwise._chunk_scale_loss, constants, slope,
-                                        data=False)[0][0])
+                return blockwise.scale_loss_blockwise(chunks, constants, slope)[0]
 
-            top = max(chunks.run(blockwise._chunk_scale_loss, constants, 0.0,
-                                 data=False)[1])
+            top = blockwise.scale_loss_blockwise(chunks, constants, 0.0)[1]
             self.scale_ = np.full(n_columns, _fit_slope(loss, top))
         searches = [None if r.collapsed else
                     blockwise.select_blockwise(chunks, ("margin", k), n_trim)

@@ -1,8 +1,4 @@
-"""Blockwise primitives over the row chunks of dask collections: the library's one dask module.
-
-Every method the library runs on data larger than memory is a sum over rows (an objective, a
-gradient, a Hessian block) or a map over rows (a prediction, a corruption, a worst-case margin).
-This module gives those two shapes once, for every caller:
+"""Row blocks of dask collections and sums over them: the tree reduction.
 
 * :func:`is_dask_collection` -- whether an input is a dask array, DataFrame or Series (without
   importing dask when the caller never did);
@@ -12,13 +8,8 @@ This module gives those two shapes once, for every caller:
   :meth:`RowBlocks.reduce`, which evaluates a function on every chunk and sums the results by a
   tree reduction (one pass over the data per call, whatever the scheduler: threads, processes or
   a ``dask.distributed`` cluster);
-* :func:`map_rows` -- a lazy dask array of a function applied chunk by chunk (what dask-ml's
-  ``ParallelPostFit`` does for ``predict``), and :func:`blockwise_method`, the decorator that
-  gives an estimator's ``predict``/``decision_function``/``predict_proba``/``transform`` that
-  behaviour on dask input.
-
-The solvers never see dask: they receive a :class:`RowBlocks` and call :meth:`RowBlocks.reduce`
-with a function of numpy (or scipy.sparse) chunks, the same per-row algebra as in memory.
+* :func:`tree_sum` and :func:`add_parts` -- that tree and the entry-by-entry sum at its nodes,
+  shared with the stateful chunks of :mod:`._state`.
 """
 
 from __future__ import annotations
@@ -29,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RowBlocks", "as_row_blocks", "blockwise_method", "is_dask_collection", "map_rows"]
+__all__ = ["SPLIT_EVERY", "RowBlocks", "add_parts", "as_row_blocks", "is_dask_collection",
+           "tree_sum"]
 
 #: How many partial sums each node of the reduction tree adds.
 SPLIT_EVERY = 8
@@ -131,9 +123,15 @@ class RowBlocks:
 
     Attributes
     ----------
-    X : dask array of shape (n_samples, n_features), chunked along rows only
+    X : dask array of shape (n_samples, n_features), chunked along rows only, or dask DataFrame
+        A DataFrame's partitions are the row blocks, handed to the functions of :meth:`reduce`
+        and :meth:`collect` as pandas DataFrames (so that a model fitted on named or
+        non-numeric columns sees them); ``shape`` and ``offsets`` then need the partition
+        lengths and are not available. :meth:`from_inputs` turns a DataFrame into an array.
     y : dask array of shape (n_samples,) or None
+        One chunk per row block.
     sample_weight : dask array of shape (n_samples,) or None
+        One chunk per row block.
     feature_names : ndarray or None
     """
 
@@ -156,15 +154,15 @@ class RowBlocks:
 
     @property
     def n_blocks(self) -> int:
-        return self.X.numblocks[0]
+        return self.X.npartitions if _is_frame(self.X) else self.X.numblocks[0]
 
     @functools.cached_property
-    def _blocks(self):
+    def blocks(self) -> list:
         """The delayed chunks of every row block: ``(X_b, y_b, w_b)`` (``None`` when absent)."""
-        xs = self.X.to_delayed().ravel()
-        ys = self.y.to_delayed().ravel() if self.y is not None else [None] * xs.size
+        xs = list(self.X.to_delayed() if _is_frame(self.X) else self.X.to_delayed().ravel())
+        ys = self.y.to_delayed().ravel() if self.y is not None else [None] * len(xs)
         ws = (self.sample_weight.to_delayed().ravel() if self.sample_weight is not None
-              else [None] * xs.size)
+              else [None] * len(xs))
         return list(zip(xs, ys, ws, strict=True))
 
     @property
@@ -188,13 +186,12 @@ class RowBlocks:
         task = delayed(func, pure=True)
         if with_offset:
             parts = [task(x, y, w, int(start), *shared)
-                     for (x, y, w), start in zip(self._blocks, self.offsets, strict=True)]
+                     for (x, y, w), start in zip(self.blocks, self.offsets, strict=True)]
         else:
-            parts = [task(x, y, w, *shared) for x, y, w in self._blocks]
-        add = delayed(_add_parts, pure=True)
-        while len(parts) > 1:
-            parts = [add(*parts[i:i + split_every]) for i in range(0, len(parts), split_every)]
-        (total,) = dask.compute(parts[0])
+            parts = [task(x, y, w, *shared) for x, y, w in self.blocks]
+        add = delayed(add_parts, pure=True)
+        (total,) = dask.compute(tree_sum(parts, lambda level, i, group: add(*group),
+                                         split_every))
         return total
 
     def collect(self, func, *args) -> list:
@@ -204,88 +201,37 @@ class RowBlocks:
 
         shared = [delayed(a, pure=True) if isinstance(a, np.ndarray) else a for a in args]
         task = delayed(func, pure=True)
-        return list(dask.compute(*[task(x, y, w, *shared) for x, y, w in self._blocks]))
+        return list(dask.compute(*[task(x, y, w, *shared) for x, y, w in self.blocks]))
 
 
-def _add_parts(*parts):
-    """Entry-by-entry sum of arrays or of tuples of arrays."""
+def add_parts(*parts):
+    """Entry-by-entry sum of arrays, or of (nested) tuples of arrays; ``None`` stays ``None``.
+
+    The parts are added left to right, in their dtype; the first is copied, never modified.
+    """
     first = parts[0]
+    if first is None:
+        return None
     if isinstance(first, tuple):
-        return tuple(_add_parts(*items) for items in zip(*parts, strict=True))
+        return tuple(add_parts(*items) for items in zip(*parts, strict=True))
     total = first.copy() if isinstance(first, np.ndarray) else first
     for p in parts[1:]:
         total = total + p
     return total
 
 
-def map_rows(func, X, *, dtype, n_columns: int | None = None, name: str = "X"):
-    """The lazy dask array ``func(X_b)`` of every row chunk ``X_b`` of ``X``.
+def tree_sum(parts: list, combine, split_every: int = SPLIT_EVERY):
+    """The root of a reduction tree over ``parts`` (delayed values, or keys of a dask graph).
 
-    Parameters
-    ----------
-    func : callable
-        Maps an in-memory chunk (ndarray, or pandas DataFrame for a dask DataFrame, so that
-        an estimator checks its feature names) to an array with one row per input row.
-    X : dask array or dask DataFrame
-    dtype : dtype
-        The output's dtype.
-    n_columns : int or None
-        Columns of the output; ``None`` for a 1-D output.
-
-    Returns
-    -------
-    dask array of shape (n_samples,) or (n_samples, n_columns)
-        Nothing is computed until the caller asks.
+    ``combine(level, index, group)`` returns the node that adds ``group``, at most
+    ``split_every`` consecutive nodes of ``level`` (0: the parts themselves); the levels are
+    built until one node is left. There is always at least one level, so that a lone part
+    goes through ``combine`` too (e.g. to extract the summed part of a chunk's output).
     """
-    dtype = np.dtype(dtype)
-    if _is_frame(X):
-        meta = np.empty((0,) if n_columns is None else (0, n_columns), dtype=dtype)
-        return X.map_partitions(lambda part: np.asarray(func(part), dtype=dtype), meta=meta)
-    X, _ = as_row_blocks(X, name)
-
-    def block(chunk):
-        return np.asarray(func(chunk), dtype=dtype)
-
-    if n_columns is None:
-        return X.map_blocks(block, drop_axis=1, dtype=dtype, chunks=(X.chunks[0],))
-    return X.map_blocks(block, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
-
-
-def blockwise_method(output: str):
-    """Decorate a prediction method so that a dask input gives a lazy dask output.
-
-    Parameters
-    ----------
-    output : {"labels", "scores", "columns"}
-        What the method returns for an in-memory ``X``: ``"labels"`` (1-D, ``classes_``'s
-        dtype), ``"scores"`` (``decision_function``: 1-D for two classes, one column per class
-        otherwise), ``"columns"`` (one column per class, e.g. ``predict_proba``; or one per
-        output feature of a transformer, read from ``get_feature_names_out``).
-
-    The in-memory method is called on each chunk, so its validation and NaN semantics apply
-    unchanged, chunk by chunk (the estimator must be fitted: the check runs before any chunk).
-    """
-
-    def decorate(method):
-        @functools.wraps(method)
-        def wrapper(self, X, *args, **kwargs):
-            if not is_dask_collection(X):
-                return method(self, X, *args, **kwargs)
-            from sklearn.utils.validation import check_is_fitted
-
-            check_is_fitted(self)
-            bound = functools.partial(method, self, *args, **kwargs)
-            if output == "labels":
-                return map_rows(bound, X, dtype=np.asarray(self.classes_).dtype)
-            if output == "scores":
-                k = len(self.classes_)
-                return map_rows(bound, X, dtype=np.float64, n_columns=None if k == 2 else k)
-            if hasattr(self, "classes_"):
-                k = len(self.classes_)
-            else:
-                k = len(self.get_feature_names_out())
-            return map_rows(bound, X, dtype=np.float64, n_columns=k)
-
-        return wrapper
-
-    return decorate
+    level = 0
+    while True:
+        parts = [combine(level, i, parts[i:i + split_every])
+                 for i in range(0, len(parts), split_every)]
+        if len(parts) == 1:
+            return parts[0]
+        level += 1
