@@ -85,24 +85,6 @@ def check_dask_data(X, y, *, X_name: str = "X", y_name: str = "y",
     return X, y
 
 
-class _PartitionBlocks(RowBlocks):
-    """:class:`RowBlocks` over the partitions of a dask DataFrame, kept as pandas DataFrames
-    (so that a model fitted on named or non-numeric columns sees them), paired with ``y``'s
-    chunks (one per partition)."""
-
-    @functools.cached_property
-    def _blocks(self):
-        ys = self.y.to_delayed().ravel()
-        return [(x, y, None) for x, y in zip(self.X.to_delayed(), ys, strict=True)]
-
-
-def row_blocks(X, y) -> RowBlocks:
-    """``X`` (from :func:`check_dask_data` or a corruption of it) and ``y`` as row blocks."""
-    if _is_frame(X):
-        return _PartitionBlocks(X, y)
-    return RowBlocks(X, y)
-
-
 def _count_correct(X, y, w, model):
     """``[correct predictions, rows]`` of one chunk, by the model's own ``predict``."""
     if len(y) != X.shape[0]:
@@ -116,7 +98,8 @@ def count_correct(model, X, y) -> tuple[int, int]:
     """Correct predictions of ``model`` on the dask ``X`` and the number of rows, one pass."""
     from dask import delayed
 
-    correct, n = row_blocks(X, y).reduce(_count_correct, delayed(model, pure=True))
+    # a DataFrame's partitions reach the model as pandas DataFrames (named columns kept)
+    correct, n = RowBlocks(X, y).reduce(_count_correct, delayed(model, pure=True))
     return int(correct), int(n)
 
 
