@@ -28,10 +28,10 @@ zero weight no round at all (:func:`_presentations`).
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
 
+from .._compat import validate_data
 from .._validation import (
     check_bool,
     check_budget,
@@ -39,23 +39,14 @@ from .._validation import (
     check_int,
     check_positive,
 )
-from .._worst_case import knapsack_deletion, unit_knapsack_deletion
+from .._worst_case import csr_knapsack_deletion, knapsack_deletion, unit_knapsack_deletion
 from ..feature_values import resolve_feature_values
 from ._base import LinearClassifierBase, absent_as_zero
+from ._deletion_lp_solvers import _worst_case
+from ._stream import PartialFitMixin, signed_targets
 from ._weights import positive_weight_rows
 
 __all__ = ["DeletionRobustPerceptron", "deletion_hinge_loss"]
-
-
-def _signed_targets(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """One-vs-rest ±1 targets for given ``classes``, one row per binary problem (partial_fit).
-
-    Same convention as :func:`robustclf.linear._base.ovr_targets`, which derives the classes from
-    ``y``; a batch of a stream may lack some of the stream's classes.
-    """
-    if classes.shape[0] == 2:
-        return np.where(y == classes[1], 1.0, -1.0)[None, :]
-    return np.where(y[None, :] == classes[:, None], 1.0, -1.0)
 
 
 def _check_margin(margin) -> float:
@@ -91,7 +82,9 @@ def deletion_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray,
     ----------
     coef : ndarray of shape (n_features,)
     intercept : float
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray or CSR matrix of shape (n_samples, n_features)
+        A CSR matrix is not densified: a zero entry's gain ``-gamma v_j / P`` is never deleted,
+        so the knapsack runs on the stored entries only.
     y_signed : ndarray of shape (n_samples,) with entries in {-1, +1}
     feature_values : ndarray of shape (n_features,)
     budget : float
@@ -107,6 +100,10 @@ def deletion_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray,
         feature values and an integer budget (Lemma 1(b)) and upper-bounds it otherwise.
     """
     values = np.asarray(feature_values, dtype=np.float64)
+    if sp.issparse(X):
+        theta, _ = _worst_case(sp.csr_matrix(X), y_signed, coef, intercept, values, budget,
+                               margin)
+        return np.maximum(-theta, 0.0)
     penalty = margin * values / (values.sum() - budget)
     gains = y_signed[:, None] * X * coef[None, :] - penalty[None, :]
     res = knapsack_deletion(gains, values, budget)
@@ -119,7 +116,8 @@ def _mean_loss(w, b, X, s, values, budget, margin, block=2048, sample_weight=Non
 
     With ``sample_weight`` the mean is weighted: ``sum_i s_i xi_i / sum_i s_i``.
 
-    Rows are taken in blocks (memory O(block n)); with unit values the knapsack is the sum of
+    Rows are taken in blocks (memory O(block n), O(nnz of the block) for a CSR ``X``, whose
+    knapsack runs on the stored entries); with unit values the knapsack is the sum of
     the ``budget`` largest positive gains, found by partition
     (:func:`~robustclf._worst_case.unit_knapsack_deletion`) instead of a sort; otherwise the
     shared sort-based knapsack runs only on the rows and columns that can have a positive loss
@@ -130,6 +128,12 @@ def _mean_loss(w, b, X, s, values, budget, margin, block=2048, sample_weight=Non
     total = 0.0
     for start in range(0, X.shape[0], block):
         sb = s[start:start + block]
+        if sp.issparse(X):  # the knapsack on the stored entries (memory O(nnz of the block))
+            theta, _ = _worst_case(X[start:start + block], sb, w, b, values, budget, margin)
+            loss = np.maximum(-theta, 0.0)
+            total += loss.sum() if sample_weight is None else \
+                sample_weight[start:start + block] @ loss
+            continue
         gains = sb[:, None] * X[start:start + block] * w - penalty
         value = sb * b + gains.sum(axis=1)
         if unit:  # screen: the harm is at most min(sum of gains, budget * largest gain)
@@ -280,36 +284,108 @@ def _online_pass(state, X, s, order, taus, values, budget, penalty, bound, fit_i
         state.pending += first + 1 if omega is None else omega[pos:pos + first + 1].sum()
         state.w, state.b = w, b
         state.flush()
-        tau = taus[pos + first]
-        si = sb[first]
-        weight = 1.0 if omega is None else omega[pos + first]
         kept_x = X[rows[first]].copy()
         deleted_value = 0.0
         if cols.size:
             kept_x[cols] *= 1.0 - res.fractions[hit[0]]
             deleted_value = float(res.fractions[hit[0]] @ values[cols])
-        cls = 0 if si > 0 else 1
-        if omega is None:
-            state.dual_alpha[cls] += 1.0
-            state.dual_kept[cls] += kept_x
-            state.dual_value[cls] += float(values.sum()) - deleted_value
-            step = si * tau
-        else:
-            state.dual_alpha[cls] += weight
-            state.dual_kept[cls] += weight * kept_x
-            state.dual_value[cls] += weight * (float(values.sum()) - deleted_value)
-            step = si * tau * weight
-        w = np.minimum(np.maximum(w + step * kept_x, -bound), bound)
-        if fit_intercept:
-            b = min(max(b + step, -bound), bound)
-        state.n_updates += 1
+        w, b = _apply_update(state, w, b, sb[first], taus[pos + first],
+                             1.0 if omega is None else omega[pos + first], slice(None), kept_x,
+                             float(values.sum()) - deleted_value, bound, fit_intercept)
         pos += first + 1
         block = first + 1
     state.w, state.b = w, b
     state.flush()
 
 
-class DeletionRobustPerceptron(LinearClassifierBase):
+def _apply_update(state, w, b, si, tau, weight, cols, kept, kept_value, bound, fit_intercept):
+    """The update of §3.1 at a round with positive loss, and the round's dual point.
+
+    ``kept`` holds ``(1 - delta_j) x_j`` of the row's features ``cols`` (an index array, or
+    ``slice(None)``: all), ``kept_value`` the value ``V - delta.v`` they keep, ``weight`` the
+    round's omega (one unweighted). ``w`` is changed in place (the caller has flushed the
+    hypothesis into the average); returns ``(w, b)``.
+    """
+    cls = 0 if si > 0 else 1
+    state.dual_alpha[cls] += weight
+    state.dual_kept[cls, cols] += weight * kept
+    state.dual_value[cls] += weight * kept_value
+    step = si * tau * weight
+    w[cols] = np.minimum(np.maximum(w[cols] + step * kept, -bound), bound)
+    if fit_intercept:
+        b = min(max(b + step, -bound), bound)
+    state.n_updates += 1
+    return w, b
+
+
+def _online_pass_sparse(state, X, s, order, taus, values, budget, penalty, bound, fit_intercept,
+                        omega=None):
+    """:func:`_online_pass` for a CSR ``X`` (canonical: sorted, no duplicates), never densified.
+
+    The same rounds: rows are evaluated in adaptive blocks under the current hypothesis and the
+    pass advances to the first row with positive loss. A zero entry's gain ``-gamma v_j / P`` is
+    never deleted, so only the stored entries of a block are gathered (memory and time O(nnz of
+    the block), from ``X``'s arrays directly: scipy's row indexing costs more than the rest of
+    a round), a row whose margin stays non-negative after deleting all its positive-gain
+    entries is skipped, and the knapsack runs on the stored entries of the others
+    (:func:`~robustclf._worst_case.csr_knapsack_deletion`). The update touches the row's stored
+    features only. Same rounds and updates as the dense pass on ``X.toarray()`` (up to the
+    order of floating-point sums).
+    """
+    w = state.w
+    b = state.b
+    indptr, indices, data = X.indptr, X.indices, X.data
+    total_value = float(values.sum())
+    total_penalty = float(penalty.sum())
+    m = order.shape[0]
+    pos = 0
+    block = 8
+    while pos < m:
+        rows = order[pos:pos + block]
+        sb = s[rows]
+        starts, lengths = indptr[rows], indptr[rows + 1] - indptr[rows]
+        ends = np.cumsum(lengths)
+        owner = np.repeat(np.arange(rows.shape[0]), lengths)
+        at = np.arange(ends[-1]) + np.repeat(starts - (ends - lengths), lengths)
+        cols, vals = indices[at], data[at]
+        contrib = sb[owner] * vals * w[cols]
+        gains = contrib - penalty[cols]
+        value = sb * b + np.bincount(owner, contrib, rows.shape[0]) - total_penalty
+        useful = np.where(gains > 0.0, gains, 0.0)
+        candidate = np.flatnonzero(value - np.bincount(owner, useful, rows.shape[0]) < 0.0)
+        first = -1
+        if candidate.size:
+            keep = np.isin(owner, candidate)
+            sub = sp.csr_matrix((gains[keep], cols[keep], np.r_[0, np.cumsum(lengths[candidate])]),
+                                shape=(candidate.size, X.shape[1]))
+            relaxed, fractions = csr_knapsack_deletion(sub, values, budget)
+            hit = np.flatnonzero(value[candidate] - relaxed < 0.0)
+            if hit.size:
+                first = int(candidate[hit[0]])
+        if first < 0:  # no update in this block
+            state.pending += rows.shape[0] if omega is None else \
+                omega[pos:pos + rows.shape[0]].sum()
+            pos += rows.shape[0]
+            block = min(2 * block, 512)
+            continue
+        state.pending += first + 1 if omega is None else omega[pos:pos + first + 1].sum()
+        state.w, state.b = w, b
+        state.flush()
+        lo, hi = fractions.indptr[hit[0]], fractions.indptr[hit[0] + 1]
+        mine = slice(ends[first] - lengths[first], ends[first])
+        deleted = fractions.data[lo:hi]
+        w, b = _apply_update(state, w, b, sb[first], taus[pos + first],
+                             1.0 if omega is None else omega[pos + first], cols[mine],
+                             vals[mine] * (1.0 - deleted),
+                             total_value - float(deleted @ values[cols[mine]]), bound,
+                             fit_intercept)
+        pos += first + 1
+        block = first + 1
+    state.w, state.b = w, b
+    state.flush()
+
+
+class DeletionRobustPerceptron(PartialFitMixin, LinearClassifierBase):
     """Perceptron with projections onto the cube against a feature-deleting adversary.
 
     Dekel & Shamir (ICML 2008), §3: on each example the adversary deletes the features of total
@@ -455,7 +531,7 @@ default="uniform"
         self.class_weight = class_weight
         self.nan_policy = nan_policy
 
-    _accept_sparse = False
+    _accept_sparse = ("csr",)
 
     def _check_params(self):
         check_positive(self.weight_bound, "weight_bound")
@@ -487,9 +563,16 @@ default="uniform"
         ``order`` lists the row of every round, ``omega`` the rounds' weights (None: all one).
         """
         values, budget, penalty = self._adversary
+        if sp.issparse(X) and not X.has_canonical_format:  # sorted, no duplicates
+            X = sp.csr_matrix(X, copy=True)
+            X.sum_duplicates()
         for state, s in zip(self._states, targets, strict=True):
-            _online_pass(state, X, s, order, taus, values, budget, penalty,
-                         float(self.weight_bound), bool(self.fit_intercept), omega)
+            if sp.issparse(X):
+                _online_pass_sparse(state, X, s, order, taus, values, budget, penalty,
+                                    float(self.weight_bound), bool(self.fit_intercept), omega)
+            else:
+                _online_pass(state, X, s, order, taus, values, budget, penalty,
+                             float(self.weight_bound), bool(self.fit_intercept), omega)
         self.t_ += order.shape[0] if omega is None else omega.sum()
         self.n_updates_ = np.array([st.n_updates for st in self._states])
         return (np.stack([st.w_sum for st in self._states]) / self.t_,
@@ -538,10 +621,17 @@ default="uniform"
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over a batch of a stream, in the given row order.
 
+        Continues the online sequence of earlier :meth:`partial_fit` calls (or of :meth:`fit`):
+        with ``horizon=None`` the step of round t is ``sqrt(n+1) C / sqrt(2 t)`` with t counted
+        over the whole stream, so the model does not depend on how the stream is cut into
+        batches (class Notes). Each call is an ordinary scikit-learn ``partial_fit``, so
+        dask-ml's ``Incremental`` streams the blocks of a dask array through it.
+
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            With ``nan_policy="absent"`` NaN marks a feature absent from a row (read as 0).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            With ``nan_policy="absent"`` NaN marks a feature absent from a row (read as 0). A
+            sparse matrix is read as CSR and never densified.
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             All classes of the stream; required on the first call.
@@ -555,30 +645,19 @@ default="uniform"
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            On the first call without ``classes``, or with ``feature_values="mutual_info"``
+            (the values need the whole training set: pass an array, see
+            :class:`~robustclf.linear._stream.PartialFitMixin`), or ``class_weight="balanced"``.
         """
         self._check_params()
-        first = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=first,
-                             ensure_all_finite=self._finiteness())
-        X = absent_as_zero(X)
-        check_classification_targets(y)
+        X, y, classes, weights, first = self._stream_batch(X, y, classes, sample_weight)
         if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            if isinstance(self.feature_values, str) and self.feature_values == "mutual_info":
-                raise ValueError("feature_values='mutual_info' needs the whole training set; "
-                                 "pass an array of feature values to partial_fit.")
-            classes = np.unique(classes)
-            if classes.shape[0] < 2:
-                raise ValueError("classes must contain at least two classes.")
-            self.classes_ = classes
             self._setup(X, y, 1 if classes.shape[0] == 2 else classes.shape[0])
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes={classes!r} differs from the first call's {self.classes_}.")
-        unseen = np.setdiff1d(y, self.classes_)
-        if unseen.size:
-            raise ValueError(f"y contains labels {unseen} not in classes {self.classes_}.")
-        weights = self._stream_weights(X, y, sample_weight)
+            self.classes_ = classes
         if weights is None:
             rows, omega = np.arange(X.shape[0]), None
             played = self.t_ + np.arange(1, X.shape[0] + 1)
@@ -594,32 +673,9 @@ default="uniform"
         for name in ("objective_", "lower_bound_", "duality_gap_"):  # they describe fit only
             self.__dict__.pop(name, None)
         self.coef_, self.intercept_ = self._run(
-            X, _signed_targets(y, self.classes_), rows, taus, omega)
+            X, signed_targets(y, self.classes_).T, rows, taus, omega)
         self.n_iter_ += 1
         return self
-
-    def _stream_weights(self, X, y, sample_weight):
-        """Row weights of a :meth:`partial_fit` batch (None when all one).
-
-        ``class_weight`` must be None or a dict here: "balanced" needs the class frequencies
-        of the whole training set, which a batch of a stream does not have.
-        """
-        if sample_weight is None and self.class_weight is None:
-            return None
-        weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                       ensure_non_negative=True)
-        if self.class_weight is not None:
-            if isinstance(self.class_weight, str):
-                raise ValueError(
-                    f"class_weight={self.class_weight!r} needs the class frequencies of the "
-                    "whole training set: use fit, or give partial_fit a dict of class weights.")
-            per_class = compute_class_weight(self.class_weight, classes=self.classes_,
-                                             y=self.classes_)
-            weights = weights * per_class[np.searchsorted(self.classes_, y)]
-        if not weights.any():
-            raise ValueError("sample_weight (times class_weight) is zero for every row of the "
-                             "batch; at least one row must have a positive weight.")
-        return None if np.all(weights == 1.0) else weights
 
     def robust_loss(self, X, y):
         """Eq. (12) loss of the averaged model on each row, per binary problem.
@@ -629,10 +685,10 @@ default="uniform"
         loss : ndarray of shape (n_problems, n_samples)
         """
         check_is_fitted(self)
-        X = absent_as_zero(validate_data(self, X, dtype=np.float64, reset=False,
-                                         ensure_all_finite=self._finiteness()))
+        X = absent_as_zero(validate_data(self, X, accept_sparse="csr", dtype=np.float64,
+                                         reset=False, ensure_all_finite=self._finiteness()))
         values, budget, _ = self._adversary
-        targets = _signed_targets(np.asarray(y), self.classes_)
+        targets = signed_targets(np.asarray(y), self.classes_).T
         return np.stack([
             deletion_hinge_loss(w, b, X, s, values, budget, float(self.margin))
             for w, b, s in zip(self.coef_, self.intercept_, targets, strict=True)])
