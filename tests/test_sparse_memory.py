@@ -19,6 +19,7 @@ from robustclf.certify import certified_error, worst_case_margin
 from robustclf.corruption import GreedyDeletion, RandomDeletion
 from robustclf.feature_values import mutual_info_values, resolve_feature_values
 from robustclf.linear import DeletionRobustLP, DeletionRobustPerceptron, FDROPClassifier
+from robustclf.linear.fdrop import fdrop_hinge_loss
 
 LIMIT = 50e6  # bytes of traced peak memory allowed to any path below
 
@@ -135,6 +136,16 @@ def test_fdrop_cutting_planes(narrow_in_wide):
     X, y = narrow_in_wide
     est, peak = _peak(_fit, FDROPClassifier(solver="cutting_plane", max_iter=1), X, y)
     assert peak < LIMIT and est.n_iter_[0] == 1
+
+
+def test_fdrop_hinge_loss(tall):
+    X, y = tall
+    s = np.where(y == 1, 1.0, -1.0)
+    w = np.random.default_rng(0).normal(size=X.shape[1])
+    loss, peak = _peak(fdrop_hinge_loss, w, 0.2, X, s, 2.0)
+    assert peak < LIMIT
+    np.testing.assert_allclose(loss[:500], fdrop_hinge_loss(w, 0.2, X[:500].toarray(), s[:500],
+                                                            2.0), rtol=1e-12, atol=1e-12)
 
 
 # --- DeletionRobustPerceptron -----------------------------------------------------------

@@ -52,11 +52,21 @@ def fdrop_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray, y_signed
     """Globerson & Roweis's robust hinge loss of every row (vectorised, trusted inputs).
 
     ``[1 - y (b + w.x) + max_{|D| <= K} sum_{j in D} y w_j x_j]_+`` with the maximum from the
-    shared fractional knapsack (unit values), exact for an integer ``budget = K``.
+    shared fractional knapsack (unit values), exact for an integer ``budget = K``. A sparse
+    ``X`` is not densified: a zero entry has no gain, so the knapsack runs on the stored
+    entries (:func:`~robustclf._worst_case.csr_knapsack_deletion`).
     """
-    gains = y_signed[:, None] * X * coef[None, :]
-    harm = knapsack_deletion(gains, np.ones(X.shape[1]), budget).relaxed_gain
-    return np.maximum(1.0 - y_signed * (intercept + X @ coef) + harm, 0.0)
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        gains = _csr_gains(X, y_signed[row] * X.data * coef[X.indices])
+        harm = csr_knapsack_deletion(gains, np.ones(X.shape[1]), budget)[0]
+        score = np.asarray(X @ coef).ravel()
+    else:
+        gains = y_signed[:, None] * X * coef[None, :]
+        harm = knapsack_deletion(gains, np.ones(X.shape[1]), budget).relaxed_gain
+        score = X @ coef
+    return np.maximum(1.0 - y_signed * (intercept + score) + harm, 0.0)
 
 
 def _clarabel():
