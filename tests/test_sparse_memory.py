@@ -19,6 +19,7 @@ from robustclf.certify import certified_error, worst_case_margin
 from robustclf.corruption import GreedyDeletion, RandomDeletion
 from robustclf.feature_values import mutual_info_values, resolve_feature_values
 from robustclf.linear import DeletionRobustLP, DeletionRobustPerceptron, FDROPClassifier
+from robustclf.linear._deletion_lp_solvers import choose_solver
 from robustclf.linear.fdrop import fdrop_hinge_loss
 
 LIMIT = 50e6  # bytes of traced peak memory allowed to any path below
@@ -105,6 +106,18 @@ def test_lp_default_solver_with_mutual_info(tall):
                                              random_state=0), X, y)
     assert peak < LIMIT
     assert est.solver_ == "subgradient" and est.objective_[0] < 1.0  # w = 0 has F = 1
+
+
+def test_auto_solver_is_chosen_by_size_alike_for_dense_and_sparse():
+    rng = np.random.default_rng(0)
+    small = np.where(rng.random((300, 256)) < 0.5, rng.random((300, 256)), 0.0)
+    assert choose_solver(small) == choose_solver(sp.csr_matrix(small)) == "cutting_plane"
+    wider = np.hstack([small, small[:, :1]])  # 257 features
+    assert choose_solver(wider) == choose_solver(sp.csr_matrix(wider)) == "subgradient"
+    rows = 2_000_000 // 100 + 1  # 100 entries a row: just over 2e6 non-zeros
+    many = sp.csr_matrix((np.ones(rows * 100), np.tile(np.arange(100), rows),
+                          np.arange(0, rows * 100 + 1, 100)), shape=(rows, 100))
+    assert choose_solver(many) == "subgradient" and choose_solver(many[:-1]) == "cutting_plane"
 
 
 def test_lp_partial_fit_stream(tall):
