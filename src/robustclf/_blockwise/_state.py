@@ -26,10 +26,11 @@ class _Box:
 
 
 def _unbox(state):
-    """A chunk's state: boxed (local schedulers) or the output of a distributed pass."""
+    """A chunk's state: boxed (local schedulers), the output of a distributed pass (a tuple
+    whose first entry is the state), or a state dict set directly."""
     if isinstance(state, _Box):
         return state.value
-    return None if state is None else state[0]
+    return state[0] if isinstance(state, tuple) else state
 
 
 def _call_chunk(func, Xb, yb, wb, state, args):
