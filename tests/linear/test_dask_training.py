@@ -173,7 +173,7 @@ def test_explicit_corruption_predicts_lazily(digits):
     from robustclf import ExplicitCorruptionClassifier
 
     X, y = digits
-    model = ExplicitCorruptionClassifier(random_state=0).fit(X, y)
+    model = ExplicitCorruptionClassifier(n_copies=2, random_state=0).fit(X, y)
     Xd, _ = _dask(X, y)
     for method in ("predict", "decision_function"):
         out = getattr(model, method)(Xd)
