@@ -212,7 +212,9 @@ _ENTRIES: list[EstimatorEntry] = [
             "order of its rows: a row of integer weight k is exactly k presentations, so "
             "fit(X, sample_weight=k) is fit(X.repeat(k)) bit for bit for rows in the same "
             "order (tests/linear/test_deletion_weights.py), but the check shuffles the "
-            "weighted rows and not the repeated ones"}),
+            "weighted rows and not the repeated ones",
+            "check_sample_weight_equivalence_on_sparse_data": "the same as on dense data: "
+            "the sparse path takes the same updates row by row"}),
     EstimatorEntry(
         "fdrop", _lazy("robustclf.linear", "FDROPClassifier", budget=1.0, C=1.0, tol=1e-4),
         robust=True, linear=True, requires=("clarabel",), threats=("adversarial_deletion",),
