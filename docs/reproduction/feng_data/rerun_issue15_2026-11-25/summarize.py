@@ -73,7 +73,7 @@ def same_as_before(name, frame):
     return f"old estimators identical to {FILES[name]}: {equal} (largest |difference| {worst:g})"
 
 
-parts = []
+parts = ["# Rerun of 25 Nov 2026 (issue 15): tables per experiment", ""]
 for name in FILES:
     path = HERE / f"{name}.csv"
     if not path.exists():
