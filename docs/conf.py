@@ -64,7 +64,9 @@ intersphinx_mapping = {
 
 # -- API pages ----------------------------------------------------------------------------------
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+# (no "inherited-members" default: Sphinx 9 then drops a class's own methods; the class
+# template lists the scikit-learn bases whose members are not repeated on every page)
+autodoc_default_options = {"members": True}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_xref_param_type = True
@@ -74,14 +76,20 @@ numpydoc_xref_param_type = True
 # an object must resolve (no nitpick_ignore).
 numpydoc_xref_ignore = {
     # grammar
-    "of", "or", "and", "shape", "default", "optional", "matrix",
+    "of", "or", "and", "to", "shape", "default", "optional", "in",
+    # ... and of scikit-learn's docstrings that the API pages inherit ("estimator instance",
+    # "ndarray of str objects")
+    "instance", "objects",
     # array dimensions
-    "n_samples", "n_features", "n_classes", "n_outputs", "n_columns", "n_groups", "n_blocks",
-    "n_subtypes", "n_units", "n_test", "n_train", "n_fit", "n_reference", "n_values",
-    "n_problems", "n_copies", "n_estimators", "n_levels", "n_corruptions", "n_folds",
-    "n_repeats", "n_components", "n_rows", "n_budgets", "n_pairs", "n_deleted", "n_models",
+    "n_samples", "n_features", "n_classes", "n_columns", "n_blocks", "n_copies", "n_estimators",
+    "n_fit", "n_iterations", "n_outliers", "n_problems", "n_reference", "n_subtypes", "n_test",
+    "n_units", "n_values",
 }
 numpydoc_xref_aliases = {
+    # numpydoc's own links, keeping the docstring's word ("array-like", not "array_like";
+    # "callable", not "callable()")
+    "array-like": ":term:`array-like <numpy:array_like>`",
+    "callable": ":func:`callable <python:callable>`",
     # other projects' objects by their usual short names
     "ndarray": "numpy.ndarray",
     "Generator": "numpy.random.Generator",
@@ -90,6 +98,7 @@ numpydoc_xref_aliases = {
     "Series": "pandas.Series",
     "BaseEstimator": "sklearn.base.BaseEstimator",
     "Bunch": "sklearn.utils.Bunch",
+    "MetadataRequest": "sklearn.utils.metadata_routing.MetadataRequest",
     "estimator": ":term:`estimator <sklearn:estimator>`",
     "classifier": ":term:`classifier <sklearn:classifier>`",
     "transformer": ":term:`transformer <sklearn:transformer>`",
@@ -98,7 +107,10 @@ numpydoc_xref_aliases = {
     "Figure": "matplotlib.figure.Figure",
     "Line2D": "matplotlib.lines.Line2D",
     "path-like": ":term:`path-like <python:path-like object>`",
-    "sparse": ":mod:`sparse <scipy.sparse>`",
+    "sparse matrix": ":mod:`sparse matrix <scipy.sparse>`",
+    "dask array": "dask.array.Array",
+    "dask DataFrame": "dask.dataframe.DataFrame",
+    "dask Series": "dask.dataframe.Series",
     # this library's objects where a docstring names them by their short names
     "NoiseModel": "robustclf.noise.NoiseModel",
     "Corruption": "robustclf.corruption.Corruption",

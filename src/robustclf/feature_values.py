@@ -58,7 +58,7 @@ def mutual_info_values(X, y, sample_weight=None) -> np.ndarray:
     For a sparse ``X`` the same thresholds are tried column-wise on the stored entries only: the
     zeros of a column form one group (its class counts are the column's complement), so every
     column is a sorted list of its non-zeros plus one zero entry, all columns in one sort of
-    ``nnz + n_features`` entries (:func:`_sparse_scores`); memory O((nnz + n) K), never O(m n).
+    ``nnz + n_features`` entries (``_sparse_scores``); memory O((nnz + n) K), never O(m n).
     Same values as the dense computation.
     """
     X = check_matrix(X, accept_sparse=True)
@@ -156,7 +156,8 @@ def resolve_feature_values(feature_values, X=None, y=None, sample_weight=None) -
     Parameters
     ----------
     feature_values : {"uniform", "mutual_info"} or array-like of shape (n_features,)
-    X, y : training data, needed for ``"mutual_info"`` (and to know n_features for "uniform").
+    X, y : array-like, default=None
+        Training data, needed for ``"mutual_info"`` (and to know n_features for "uniform").
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights of the training data, used by ``"mutual_info"`` (the weighted mutual
         information, :func:`mutual_info_values`).

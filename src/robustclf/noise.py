@@ -81,7 +81,8 @@ class NoiseModel(BaseEstimator):
 
         Returns
         -------
-        mean : ndarray or csr_matrix of shape (n_samples, n_features), a float64 copy of X
+        mean : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+            A float64 copy of ``X``.
         """
         return self._check_X(X)
 
@@ -96,7 +97,8 @@ class NoiseModel(BaseEstimator):
 
         Returns
         -------
-        variance : ndarray or csr_matrix of shape (n_samples, n_features)
+        variance : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+            The variance of every entry.
         """
         entrywise, constant = self.variance_terms(X)
         if constant and sp.issparse(X):
@@ -117,8 +119,10 @@ class NoiseModel(BaseEstimator):
 
         Returns
         -------
-        entrywise : ndarray, csr_matrix (same sparsity as X) or None (all zeros)
+        entrywise : ndarray, scipy.sparse.csr_matrix or None
+            The entry-dependent part, of ``X``'s sparsity; None when it is zero everywhere.
         constant : float
+            The part common to every entry.
         """
         X = self._check_X(X)
         return self._variance_terms(X)
@@ -135,7 +139,8 @@ class NoiseModel(BaseEstimator):
 
         Returns
         -------
-        X_corrupted : ndarray or csr_matrix of shape (n_samples, n_features), float64
+        X_corrupted : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+            The corrupted copy, in float64.
         """
         X = self._check_X(X)
         if sp.issparse(X) and not self.keeps_sparsity:
@@ -158,7 +163,8 @@ class NoiseModel(BaseEstimator):
 
         Returns
         -------
-        K : ndarray of shape (n_samples, n_columns); ``inf`` where the expectation diverges.
+        K : ndarray of shape (n_samples, n_columns)
+            The cumulant generating function, ``inf`` where the expectation diverges.
         """
         X = self._check_X(X)
         return self._log_mgf(X, self._check_T(T, X))

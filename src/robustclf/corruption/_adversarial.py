@@ -81,7 +81,7 @@ class GreedyDeletion(DeletionCorruption):
     nothing (``D = 0``: ``fill=0.0``, or NaN read as a zero in raw units, e.g. a bare library
     model or one behind a ``MaxAbsScaler``) an implicit zero cannot be harmed, so only stored
     entries are deleted, and the attack runs on them in O(nnz log nnz)
-    (:func:`robustclf._worst_case.csr_greedy_knapsack_deletion`). Otherwise (``D != 0``, e.g.
+    (``robustclf._worst_case.csr_greedy_knapsack_deletion``). Otherwise (``D != 0``, e.g.
     NaN behind a ``StandardScaler`` or an imputer) deleting an implicit zero moves the score
     too, and the attack runs exactly on blocks of rows densified one at a time (time
     O(n_samples x n_features), memory bounded), writing NaN into the implicit zeros it deletes:
@@ -93,7 +93,7 @@ class GreedyDeletion(DeletionCorruption):
 
     Before issue 14 the attack stopped at the first feature that did not fit; skipping it can
     only delete more (never less) of the margin, e.g. 0.310 instead of 0.293 forced error on the
-    spambase case of :mod:`robustclf._oracles.worst_case` (the worst case is 0.314).
+    spambase case of ``robustclf._oracles.worst_case`` (the worst case is 0.314).
     """
 
     requires_labels: ClassVar[bool] = True
@@ -148,7 +148,7 @@ class OptimalDeletion(DeletionCorruption):
     -----
     Solves every row whose greedy and relaxed margins differ (not only those whose prediction
     could change), so that each row gets its minimal margin: 561 of the 1,000 spambase rows of
-    :func:`robustclf._oracles.worst_case.spambase_case`, about 0.06 s (error 0.314, against
+    ``robustclf._oracles.worst_case.spambase_case``, about 0.06 s (error 0.314, against
     0.310 for :class:`GreedyDeletion`), where the certified error alone solves 29 rows.
     The model must be linear; the harm of a deletion is computed for what ``fill`` writes, as in
     :class:`GreedyDeletion`. DataFrames and sparse matrices as in :class:`GreedyDeletion`: for

@@ -52,7 +52,7 @@ class Corruption(BaseEstimator):
     Subclasses implement ``_corrupt(X, y, model, rng)``, which receives a validated float64
     *copy* of ``X`` (so it may write into it), labels and model when the corruption needs them,
     and a :class:`numpy.random.Generator`. For a DataFrame, ``X`` is its float64 encoding (see
-    :mod:`robustclf.corruption._containers`) and ``model`` sees DataFrames again when queried.
+    ``robustclf.corruption._containers``) and ``model`` sees DataFrames again when queried.
 
     Class attributes
     ----------------
@@ -81,27 +81,27 @@ class Corruption(BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, DataFrame, sparse matrix, dask collection} of shape (n_samples, n_features)
-            Rows to corrupt. NaN (an already absent entry; any missing value of a DataFrame
-            column) is allowed and left as it is.
+        X : {array-like, sparse matrix, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Rows to corrupt (a pandas DataFrame included). NaN (an already absent entry; any
+            missing value of a DataFrame column) is allowed and left as it is.
         y : array-like of shape (n_samples,), default=None
             True labels; required by adversarial corruptions. A dask array or Series with a
             dask ``X``.
-        model : fitted estimator, default=None
-            The model under attack; required by adversarial corruptions.
+        model : estimator, default=None
+            The fitted model under attack; required by adversarial corruptions.
         random_state : None, int or numpy Generator, default=None
             Seed of the corruption's randomness.
 
         Returns
         -------
-        X_corrupted : {ndarray, DataFrame, sparse matrix, dask collection}
+        X_corrupted : {ndarray, DataFrame, sparse matrix, dask array, dask DataFrame}
             An ndarray (float64) for array-like input; a DataFrame with ``X``'s index, columns
             and dtypes where the values allow (an integer column that receives NaN becomes
             float64; nullable pandas dtypes keep ``pd.NA``); a float64 sparse matrix of ``X``'s
             format and class for sparse input. For a dask array, a lazy float64 dask array with
             ``X``'s row chunks (sparse chunks stay sparse); for a dask DataFrame, a lazy dask
             DataFrame with ``X``'s divisions, whose numeric columns are float64 (or keep their
-            float dtype) and whose other columns keep their dtype. See :mod:`._dask`: the dask
+            float dtype) and whose other columns keep their dtype. The dask
             result has the distribution of the in-memory one but, drawing one random stream per
             chunk, not the same values for the same seed.
         """
@@ -204,7 +204,7 @@ class DeletionCorruption(Corruption):
 
         Returns
         -------
-        mask : ndarray of bool of shape (n_samples, n_features), or sparse boolean matrix
+        mask : {ndarray, sparse matrix, dask array} of bool of shape (n_samples, n_features)
             A boolean ndarray for dense input and for DataFrames. For a sparse ``X``, a sparse
             boolean matrix of ``X``'s format holding the entries whose stored value changes:
             the deleted stored entries and, with ``fill=np.nan``, the deleted implicit zeros

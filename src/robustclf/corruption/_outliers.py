@@ -26,12 +26,12 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
 
     Parameters
     ----------
-    X : array-like, DataFrame or sparse matrix of shape (n_samples, n_features)
+    X : {array-like, DataFrame, sparse matrix} of shape (n_samples, n_features)
         The authentic samples. NaN and infinite values are rejected; a DataFrame must have
         numeric columns only (the outliers are real vectors).
     y : array-like or Series of shape (n_samples,)
         Their labels; ``y_out`` keeps this dtype.
-    model : array-like of shape (n_features,), or fitted binary classifier
+    model : array-like of shape (n_features,) or classifier
         The model the outliers contradict.
 
         * A coefficient vector ``beta`` (a ``(1, n_features)`` ``coef_`` array is accepted too):
@@ -58,7 +58,7 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
 
     Returns
     -------
-    X_out : ndarray, DataFrame or sparse matrix of shape (n_samples + n1, n_features)
+    X_out : {ndarray, DataFrame, sparse matrix} of shape (n_samples + n_outliers, n_features)
         The authentic rows first, in their order, then the ``n1`` outliers, in ``X``'s
         container: a float64 ndarray; a DataFrame with ``X``'s columns, a fresh
         ``RangeIndex(n_samples + n1)`` (the authentic rows' labels are not kept, so that the
@@ -67,10 +67,10 @@ def inject_outliers(X, y, model, *, n_outliers=None, outlier_ratio=None, scale=1
         format, whose authentic rows keep their sparsity (the outlier rows are dense by nature).
         A model fitted on a DataFrame (or sparse matrix) is queried with the outliers in the
         same container.
-    y_out : ndarray or Series of shape (n_samples + n1,)
+    y_out : ndarray or Series of shape (n_samples + n_outliers,)
         ``y`` followed by the outliers' labels, with ``y``'s dtype; a Series (with ``y``'s name
         and ``X_out``'s index) when ``y`` is one.
-    is_outlier : ndarray of bool, shape (n_samples + n1,)
+    is_outlier : ndarray of bool of shape (n_samples + n_outliers,)
         True on the appended outlier rows.
 
     References

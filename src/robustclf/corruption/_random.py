@@ -167,7 +167,7 @@ class RandomDeletion(DeletionCorruption):
         them. Give exactly one of ``k`` and ``fraction``.
     fraction : float in [0, 1], default=None
         Fraction of each row's candidate features to delete, rounded to the nearest integer with
-        halves rounded up (``floor(fraction * m + 1/2)``; see :mod:`robustclf.corruption._random`).
+        halves rounded up (``floor(fraction * m + 1/2)``; see ``robustclf.corruption._random``).
     among : {"all", "nonzero"}, default="all"
         Candidates: all present (non-NaN) features, or only the present non-zero ones.
     fill : float, default=np.nan
@@ -266,9 +266,9 @@ class GroupDeletion(DeletionCorruption):
 
     Parameters
     ----------
-    groups : sequence of sequences of int or of column names, or ndarray of int
+    groups : sequence of array-like of int or str, or ndarray of int
         Disjoint, non-empty lists of column indices, or one group label per column (an int array
-        of shape (n_features,); see :func:`robustclf._validation.check_groups`). When ``X`` is
+        of shape (n_features,); see ``robustclf._validation.check_groups``). When ``X`` is
         a DataFrame a group may list column names instead (an unknown name is an error; a list
         of integers is always read as positions). Columns in no group are never deleted.
     k : int, default=None
@@ -361,8 +361,8 @@ class MarginalResampling(Corruption):
         Number of units to resample per row. Give exactly one of ``k`` and ``fraction``.
     fraction : float in [0, 1], default=None
         Fraction of the units to resample per row, rounded half up.
-    groups : sequence of sequences of int or of column names, or ndarray of int, default=None
-        Feature groups resampled as a whole (see :func:`robustclf._validation.check_groups`);
+    groups : sequence of array-like of int or str, or ndarray of int, default=None
+        Feature groups resampled as a whole (see ``robustclf._validation.check_groups``);
         columns in no group are never changed. ``None``: every feature is its own unit. Groups
         may list column names when ``X`` is a DataFrame (as in :class:`GroupDeletion`).
     reference : array-like or DataFrame of shape (n_reference, n_features), default=None

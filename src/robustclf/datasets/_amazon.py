@@ -40,10 +40,14 @@ def parse_processed_acl(text: str, *, source: str = "<text>"):
 
     Returns
     -------
-    rows : ndarray of int, the line (review) index of each feature token
-    names : list of str, the feature of each token
-    counts : ndarray of int64, the count of each token
-    labels : ndarray of int of shape (n_reviews,), 1 = positive, 0 = negative
+    rows : ndarray of int
+        The line (review) index of each feature token.
+    names : list of str
+        The feature of each token.
+    counts : ndarray of numpy.int64
+        The count of each token.
+    labels : ndarray of int of shape (n_reviews,)
+        1 = positive, 0 = negative.
 
     Raises
     ------
@@ -141,7 +145,8 @@ def load_amazon_reviews(domain: str = "books", path: PathLike = None, data_dir: 
 
     Returns
     -------
-    data : Bunch with ``data`` (scipy.sparse CSR, float64 counts, positive reviews first),
+    data : Bunch
+        With ``data`` (scipy.sparse CSR, float64 counts, positive reviews first),
         ``target`` (1 = positive, 0 = negative), ``feature_names`` (the vocabulary, object
         array), ``target_names``, ``DESCR``, ``filename`` (the domain folder).
     """

@@ -28,7 +28,8 @@ class DatasetSplit:
 
     Attributes
     ----------
-    X_train, y_train, X_test, y_test : arrays
+    X_train, y_train, X_test, y_test : ndarray
+        Training and test rows and labels.
     groups : list of ndarray of int or None
         Natural feature groups (whole encodings, label copies), for group corruptions.
     feature_values : ndarray or None
@@ -96,7 +97,8 @@ def _mnist47(seed, data_dir):
         "split"))
 
 
-#: name -> (builder(seed, data_dir) -> DatasetSplit, needs the shared data?)
+#: The splits :func:`load_split` builds: name -> (builder(seed, data_dir) returning a
+#: :class:`DatasetSplit`, whether it needs the shared data).
 DATASETS: dict[str, tuple[Callable[..., DatasetSplit], bool]] = {
     "digits": (_digits, False),
     "label_copies": (_label_copies, False),

@@ -69,10 +69,11 @@ def make_label_copies(n_samples: int = 1000, n_features: int = 20, *, flip_prob:
     -------
     X : ndarray of shape (n_samples, n_features + n_copies)
         The last ``n_copies`` columns equal ``y`` (as floats).
-    y : ndarray of shape (n_samples,), int in {-1, +1}
-        The noisy labels.
-    coef : ndarray of shape (n_features,), only if ``return_coef``
-        The unit-norm ``w*``; the clean label is ``sign(X[:, :n_features] @ coef)``.
+    y : ndarray of shape (n_samples,)
+        The noisy labels, in {-1, +1}.
+    coef : ndarray of shape (n_features,)
+        Only if ``return_coef``: the unit-norm ``w*``; the clean label is
+        ``sign(X[:, :n_features] @ coef)``.
     """
     n_samples = check_int(n_samples, "n_samples")
     n_features = check_int(n_features, "n_features")
@@ -135,10 +136,13 @@ def make_contaminated_logistic(n_samples: int = 1000, n_features: int = 20, *,
 
     Returns
     -------
-    X : ndarray of shape (n_samples + n_1, n_features)
-    y : ndarray of shape (n_samples + n_1,), int in {-1, +1}
-    beta_star : ndarray of shape (n_features,), unit norm
-    is_outlier : ndarray of bool of shape (n_samples + n_1,)
+    X : ndarray of shape (n_samples + n_outliers, n_features)
+        The clean rows, then the outliers.
+    y : ndarray of shape (n_samples + n_outliers,)
+        Labels in {-1, +1}.
+    beta_star : ndarray of shape (n_features,)
+        The true coefficients, of unit norm.
+    is_outlier : ndarray of bool of shape (n_samples + n_outliers,)
         True for the appended outliers.
     """
     n_samples = check_int(n_samples, "n_samples")
@@ -248,10 +252,14 @@ def make_structurally_missing(n_samples: int = 1000, n_blocks: int = 4,
 
     Returns
     -------
-    X : ndarray of shape (n_samples, sum(block_size)), with NaN for absent blocks
-    y : ndarray of shape (n_samples,), int in {-1, +1}
-    blocks : list of ndarray, only if ``return_blocks``
-    coef : ndarray of shape (n_features,), only if ``return_coef``
+    X : ndarray of shape (n_samples, n_features)
+        ``n_features = sum(block_size)`` columns, NaN where a block is absent.
+    y : ndarray of shape (n_samples,)
+        Labels in {-1, +1}.
+    blocks : list of ndarray
+        Only if ``return_blocks``: the column indices of each block.
+    coef : ndarray of shape (n_features,)
+        Only if ``return_coef``: ``w*``.
     """
     n_samples = check_int(n_samples, "n_samples")
     n_blocks = check_int(n_blocks, "n_blocks")

@@ -135,7 +135,7 @@ def load_mnist(path: PathLike = None, data_dir: PathLike = None, *,
     scale : bool, default=False
         Return pixels divided by 255 as ``dtype`` floats in [0, 1]; otherwise uint8 in 0-255.
         Full MNIST in float64 takes about 440 MB.
-    dtype : numpy dtype, default=np.float64
+    dtype : numpy.dtype, default=np.float64
         Float type of the scaled pixels (ignored when ``scale=False``).
     return_X_y : bool, default=False
         Return ``(X_train, X_test, y_train, y_test)`` (the order of
@@ -143,7 +143,8 @@ def load_mnist(path: PathLike = None, data_dir: PathLike = None, *,
 
     Returns
     -------
-    data : Bunch with ``data`` (n_train, 784), ``target`` (n_train,) int digits, ``data_test``,
+    data : Bunch
+        With ``data`` (n_train, 784), ``target`` (n_train,) int digits, ``data_test``,
         ``target_test``, ``feature_names`` (``pixel_<row>_<col>``), ``target_names`` (the
         digits kept), ``DESCR``, ``filename``.
     """

@@ -25,6 +25,7 @@ from pathlib import Path
 __all__ = ["DATA_ENV_VAR", "get_data_home", "find_dataset_file", "find_dataset_dir", "open_text",
            "read_bytes"]
 
+#: The environment variable naming the folder of the public datasets (see :func:`get_data_home`).
 DATA_ENV_VAR = "ROBUSTCLF_DATA"
 
 _GZIP_MAGIC = b"\x1f\x8b"

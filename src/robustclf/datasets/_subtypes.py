@@ -119,12 +119,18 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_blocks * block_size), NaN where a part does not exist
-    y : ndarray of shape (n_samples,), int in {-1, +1}
-    subtypes : ndarray of shape (n_samples,), int, only if ``return_subtypes``
-    subtype_blocks : bool ndarray of shape (n_subtypes, n_blocks), only if ``return_subtypes``
-    W : ndarray of shape (n_subtypes, d), only if ``return_coef``
-    posterior : ndarray of shape (n_samples,), only if ``return_posterior``
+    X : ndarray of shape (n_samples, n_features)
+        ``n_features = n_blocks * block_size`` columns, NaN where a part does not exist.
+    y : ndarray of shape (n_samples,)
+        Labels in {-1, +1}.
+    subtypes : ndarray of int of shape (n_samples,)
+        Only if ``return_subtypes``: the subtype of every instance.
+    subtype_blocks : ndarray of bool of shape (n_subtypes, n_blocks)
+        Only if ``return_subtypes``: the part table.
+    W : ndarray of shape (n_subtypes, n_features)
+        Only if ``return_coef``: the rules ``w_t`` (unit norm), one row per subtype.
+    posterior : ndarray of shape (n_samples,)
+        Only if ``return_posterior``: ``P(y_i = +1 | x_i)`` given the observed row.
 
     Examples
     --------

@@ -11,6 +11,7 @@ from ._common import RandomState
 
 __all__ = ["make_threshold", "encode_threshold_value", "THRESHOLD_ENCODINGS"]
 
+#: The five encodings of the THRESHOLD value (O'Sullivan et al. 2000), all of them by default.
 THRESHOLD_ENCODINGS = ("gray", "peaks", "binary", "unary", "value")
 MAX_VALUE = 100
 N_BITS = 7  # 2**7 = 128 > 100
@@ -131,12 +132,13 @@ def make_threshold(n_samples: int = 100, *, encodings: Sequence[str] = THRESHOLD
     Returns
     -------
     X : ndarray of shape (n_samples, n_columns)
-    y : ndarray of shape (n_samples,), int in {0, 1}
-        ``1`` when the value exceeds the threshold.
+    y : ndarray of int of shape (n_samples,)
+        ``1`` when the value exceeds the threshold, else ``0``.
     groups : list of ndarray of int
         The columns of each encoding, in the order of ``encodings``; pass them to grouped
         corruptions to delete whole encodings.
-    threshold : float, only if ``return_threshold``
+    threshold : float
+        Only if ``return_threshold``: the threshold used.
     """
     n_samples = check_int(n_samples, "n_samples")
     if threshold is not None:

@@ -132,9 +132,11 @@ def load_spambase(path: PathLike = None, data_dir: PathLike = None, *,
 
     Returns
     -------
-    data : Bunch with ``data`` (n, 57) float64, ``target`` (n,) int (1 = spam),
+    data : Bunch
+        With ``data`` (n, 57) float64, ``target`` (n,) int (1 = spam),
         ``feature_names``, ``target_names`` (``["not_spam", "spam"]``), ``DESCR``, ``filename``.
-    (X, y) : tuple if ``return_X_y``.
+    (X, y) : tuple
+        If ``return_X_y``.
 
     Raises
     ------
@@ -170,7 +172,8 @@ def load_votes(path: PathLike = None, data_dir: PathLike = None, *,
 
     Returns
     -------
-    data : Bunch with ``data`` (435, 16) float64 with NaN, ``target`` int
+    data : Bunch
+        With ``data`` (435, 16) float64 with NaN, ``target`` int
         (1 = republican, 0 = democrat), ``feature_names``, ``target_names``, ``DESCR``.
     """
     file = find_dataset_file("house_votes_84", ["house-votes-84.data"], path=path,
@@ -205,7 +208,8 @@ def load_hepatitis(path: PathLike = None, data_dir: PathLike = None, *,
 
     Returns
     -------
-    data : Bunch with ``data`` (155, 19) float64 with NaN, ``target`` int
+    data : Bunch
+        With ``data`` (155, 19) float64 with NaN, ``target`` int
         (1 = die, 0 = live: the minority "event" class is positive), ``feature_names``,
         ``target_names`` (``["live", "die"]``), ``DESCR``.
     """
@@ -244,7 +248,8 @@ def load_horse_colic(path: PathLike = None, data_dir: PathLike = None, *,
 
     Returns
     -------
-    data : Bunch with ``data`` (300, 21), ``target``, ``data_test`` (68, 21), ``target_test``
+    data : Bunch
+        With ``data`` (300, 21), ``target``, ``data_test`` (68, 21), ``target_test``
         (target 1 = surgical lesion), ``feature_names``, ``target_names``, ``DESCR``.
     """
     folder = find_dataset_dir("horse_colic", ["horse-colic.data"], path=path, data_dir=data_dir)
@@ -288,7 +293,8 @@ def load_breast_cancer_wisconsin(path: PathLike = None, data_dir: PathLike = Non
 
     Returns
     -------
-    data : Bunch with ``data`` (699, 9) float64 with NaN, ``target`` int
+    data : Bunch
+        With ``data`` (699, 9) float64 with NaN, ``target`` int
         (1 = malignant, 0 = benign), ``feature_names``, ``target_names``, ``DESCR``.
     """
     file = find_dataset_file("breast_cancer_wisconsin_original", ["breast-cancer-wisconsin.data"],

@@ -56,7 +56,7 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
         Fraction of the features always removed from round 2 on (rounded up).
     min_kept : float in [0, 1], default=0.10
         Fraction of the features always kept (rounded up; at least one feature is kept).
-    groups : sequence of sequences of int, or ndarray of int, default=None
+    groups : sequence of array-like of int, or ndarray of int, default=None
         Optional feature groups treated as single units by IMPORTANCE, the distribution ``p``,
         MARGINALIZE and the removal (e.g. the five encodings of THRESHOLD); columns in no group
         are units of their own. None: every feature is a unit (the paper). Pass them whenever
@@ -83,7 +83,7 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    estimators_ : list of classifiers
+    estimators_ : list of classifier
         The T sub-models, fitted on encoded labels ``0 .. n_classes - 1``.
     feature_subsets_ : list of ndarray of int
         The columns each sub-model was trained on and is given at prediction.
@@ -139,7 +139,7 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
       of its ``used_features_`` is missing. An awake expert predicts what it would with the
       missing values present, so its vote is exact. When every expert sleeps on a row, the
       experts that need the fewest missing features vote, given the training means of what
-      they miss (:mod:`robustclf.ensemble._voting`); this is the sleeping rule itself whenever
+      they miss (``robustclf.ensemble._voting``); this is the sleeping rule itself whenever
       one expert is awake. The earlier rule (sleep when any column the expert was trained on
       is missing) silenced nearly every expert, each keeping >= 85 % of the columns. On votes
       with 2 NaN per test row (50 stratified 70/30 splits, ``?`` coded 0.5, trees) it had

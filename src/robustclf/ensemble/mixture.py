@@ -58,7 +58,7 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    estimators_ : list of classifiers
+    estimators_ : list of classifier
         Fitted on encoded labels ``0 .. n_classes - 1``.
     feature_subsets_ : list of ndarray of int
         All columns, for every expert.

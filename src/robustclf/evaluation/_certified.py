@@ -52,7 +52,7 @@ def fitted_certified_curve(
 
     Parameters
     ----------
-    estimators : fitted estimator, dict of str to fitted estimator, or list of them
+    estimators : estimator, dict of str to estimator, or list of estimator
         Fitted linear classifiers: anything with ``coef_``, ``intercept_`` and ``classes_``,
         optionally behind affine scalers in a Pipeline (see
         :func:`robustclf.certify.certified_error`). Named as in :func:`robustness_curve`.
@@ -150,16 +150,16 @@ def certified_curve(
 
     Parameters
     ----------
-    estimators : dict of str to estimator, or list of estimators
+    estimators : dict of str to estimator, or list of estimator
         Linear classifiers (``coef_``/``intercept_`` after fitting, optionally behind affine
         scalers in a Pipeline): unfitted ones are cloned, never modified; fitted ones with
         ``refit=False``.
-    X_train : {array-like, DataFrame, dask} of shape (n_samples, n_features), default=None
+    X_train : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features), optional
         Training data; required unless ``refit=False``. Passed to ``fit`` as given (a dask
         collection too: the estimator decides how to read it).
     y_train : array-like of shape (n_samples,), default=None
         Training labels; required unless ``refit=False``.
-    X_test : {array-like, DataFrame, dask collection} of shape (n_test, n_features)
+    X_test : {array-like, dask array, dask DataFrame} of shape (n_test, n_features)
         Clean test data (finite values). Required. A dask collection is certified chunk by
         chunk (see :func:`fitted_certified_curve`).
     y_test : array-like of shape (n_test,)

@@ -78,7 +78,7 @@ def robustness_curve(
 
     Parameters
     ----------
-    estimators : dict of str to estimator, or list of estimators or of (name, estimator) pairs
+    estimators : dict of str to estimator, or list of estimator or (str, estimator)
         Classifiers to compare: unfitted ones (cloned, never modified), or fitted ones with
         ``refit=False``. A list of bare estimators is named after their classes (a Pipeline
         after its final step's class), numbered (``"LogisticRegression-1"``,
@@ -114,7 +114,7 @@ def robustness_curve(
         Cross-validate on ``(X_train, y_train)`` instead of using a test set: every fold fits on
         its training part and is scored on its held-out part, and the ``repeat`` column holds
         the fold index. Resolved with :func:`sklearn.model_selection.check_cv` (stratified
-        folds for an int). Folds are taken with :func:`sklearn.utils._safe_indexing`, so
+        folds for an int). Folds are taken with ``sklearn.utils._safe_indexing``, so
         DataFrames and sparse matrices keep their type.
     scoring : None, "error", str or callable, default=None
         What is recorded at each level: ``None`` or ``"error"`` the error rate

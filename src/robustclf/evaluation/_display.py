@@ -68,16 +68,16 @@ class RobustnessCurveDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib Axes
+    ax_ : matplotlib.axes.Axes
         Axes with the curves.
-    figure_ : matplotlib Figure
+    figure_ : matplotlib.figure.Figure
         Figure containing the axes.
-    lines_ : list of matplotlib Line2D
+    lines_ : list of matplotlib.lines.Line2D
         The mean line of each estimator, in order of first appearance in ``frame``.
-    bands_ : list of matplotlib PolyCollection or None
+    bands_ : list of matplotlib.collections.PolyCollection or None
         The spread band of each line; ``None`` where ``band=None`` or the spread is undefined
         (a single repeat).
-    bounds_ : list of matplotlib PolyCollection or None
+    bounds_ : list of matplotlib.collections.PolyCollection or None
         The hatched ``error_lower``-``error_upper`` band of each line; ``None`` when the frame
         has no such columns or another value is plotted.
 
@@ -122,7 +122,7 @@ class RobustnessCurveDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
+        ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure is created when ``None``.
         band : {"std", "sem"} or None, default="std"
             Half-width of the shaded band around each mean: the standard deviation over
@@ -209,7 +209,7 @@ class RobustnessCurveDisplay:
             Tidy results with ``estimator``, ``level`` and a value column (``error`` or
             ``score``), as returned by :func:`~robustclf.evaluation.robustness_curve`,
             optionally with ``error_lower`` and ``error_upper``.
-        ax : matplotlib Axes, default=None
+        ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure is created when ``None``.
         band : {"std", "sem"} or None, default="std"
             Half-width of the shaded band around each mean (see :meth:`plot`).
@@ -259,8 +259,8 @@ class RobustnessCurveDisplay:
 
         Parameters
         ----------
-        estimator : fitted estimator or Pipeline
-            The classifier to evaluate.
+        estimator : estimator
+            The fitted classifier (or Pipeline) to evaluate.
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
             Clean evaluation data, corrupted at each level.
         y : array-like of shape (n_samples,)
@@ -270,7 +270,7 @@ class RobustnessCurveDisplay:
         name : str, default=None
             Legend label of the curve (the ``estimator`` column); by default the estimator's
             class name (a Pipeline's final step's).
-        ax : matplotlib Axes, default=None
+        ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure is created when ``None``.
         band : {"std", "sem"} or None, default="std"
             Half-width of the shaded band around the mean over repeats (see :meth:`plot`).
@@ -321,9 +321,10 @@ class RobustnessCurveDisplay:
 
         Parameters
         ----------
-        estimator : fitted linear classifier or Pipeline
-            Anything :func:`robustclf.certify.certified_error` accepts: ``coef_``,
-            ``intercept_`` and ``classes_``, optionally behind affine scalers in a Pipeline.
+        estimator : classifier
+            A fitted linear classifier or Pipeline, anything
+            :func:`robustclf.certify.certified_error` accepts: ``coef_``, ``intercept_`` and
+            ``classes_``, optionally behind affine scalers in a Pipeline.
         X : {array-like, DataFrame} of shape (n_samples, n_features)
             Clean evaluation data (finite numeric values).
         y : array-like of shape (n_samples,)
@@ -337,7 +338,7 @@ class RobustnessCurveDisplay:
             :func:`~robustclf.evaluation.fitted_certified_curve`.
         name : str, default=None
             Legend label; by default the estimator's class name (a Pipeline's final step's).
-        ax : matplotlib Axes, default=None
+        ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure is created when ``None``.
         xlabel, ylabel, title : str, default=None
             Axis labels (by default ``"budget (certified)"`` and ``"certified error"``) and
@@ -404,7 +405,7 @@ class RobustnessCurveDisplay:
             See :func:`~robustclf.evaluation.robustness_curve`.
         corruption, levels, n_repeats, cv, scoring, random_state, n_jobs, progress
             See :func:`~robustclf.evaluation.robustness_curve`.
-        ax : matplotlib Axes, default=None
+        ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure is created when ``None``.
         band : {"std", "sem"} or None, default="std"
             Half-width of the shaded band around each mean (see :meth:`plot`).

@@ -78,11 +78,11 @@ def fitted_robustness_curve(
 
     Parameters
     ----------
-    estimators : fitted estimator, dict of str to fitted estimator, or list of them
+    estimators : estimator, dict of str to estimator, or list of estimator
         Fitted classifiers (or pipelines) to evaluate; never modified. A list may mix bare
         estimators, named after their class (a Pipeline after its final step's class, numbered
         when a name repeats), and ``(name, estimator)`` pairs. Names must be unique.
-    X : {array-like, sparse matrix, DataFrame, dask collection} of shape (n_samples, n_features)
+    X : {array-like, sparse matrix, dask array, dask DataFrame} of shape (n_samples, n_features)
         Clean evaluation data, corrupted at each level. Only its shape is checked here; the
         corruption and the models decide which values and containers they accept. A dask
         collection is never gathered: at each level it is corrupted lazily, chunk by chunk

@@ -89,7 +89,7 @@ default="uniform"
     fit_intercept : bool, default=True
         Fit the free bias b (not bounded, never deleted). If False, b = 0.
     solver : {"auto", "cutting_plane", "lp", "subgradient"}, default="auto"
-        ``"auto"`` (:func:`~robustclf.linear._deletion_lp_solvers.choose_solver`) is
+        ``"auto"`` (``robustclf.linear._deletion_lp_solvers.choose_solver``) is
         ``"cutting_plane"`` for training data (or chunks, with ``chunk_size``) with at most 256
         features and 2,000,000 non-zeros, else ``"subgradient"``. The exact LPs grow with both
         sizes and degrade sharply with the number of features: on a 10,000 x 2,000 CSR matrix of
@@ -287,8 +287,8 @@ default="uniform"
         point evaluated on all rows, the certified gap -- needs epochs of known length and
         every row at once, which a stream does not have. The stream keeps a constant base step,
         smaller than ``fit``'s first (0.1 against 0.3), and its model is the polynomial-decay
-        average of its iterates (:class:`~robustclf.linear._deletion_lp_solvers.
-        SubgradientStream`): after 50 passes over spambase it is within 3.3e-4 of the optimum
+        average of its iterates (``robustclf.linear._deletion_lp_solvers.SubgradientStream``):
+        after 50 passes over spambase it is within 3.3e-4 of the optimum
         (``fit``: 7e-5). Nothing depends on how the rows are cut
         into calls except where mini-batches end: calls of a multiple of 32 rows give bit for
         bit the model of one call on all of them. ``objective_``, ``lower_bound_`` and
@@ -308,7 +308,8 @@ default="uniform"
 
         Returns
         -------
-        self
+        self : object
+            The updated estimator.
 
         Raises
         ------

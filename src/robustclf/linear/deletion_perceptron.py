@@ -508,7 +508,7 @@ default="uniform"
     would change ``T`` and hence every step. The fit therefore runs ``n_epochs`` and reports
     how far from the optimum of its objective it is: ``objective_``, a certified
     ``lower_bound_`` and their ``duality_gap_`` (the ergodic dual of its own updates). To
-    solve the same objective to optimality use :class:`~robustclf.linear.DeletionRobustLP`
+    solve the same objective to optimality use :class:`~robustclf.DeletionRobustLP`
     (its Eq. 4 with the bias also bounded is the Perceptron's batch problem).
 
     References
@@ -644,14 +644,15 @@ default="uniform"
 
         Returns
         -------
-        self
+        self : object
+            The updated estimator.
 
         Raises
         ------
         ValueError
             On the first call without ``classes``, or with ``feature_values="mutual_info"``
             (the values need the whole training set: pass an array, see
-            :class:`~robustclf.linear._stream.PartialFitMixin`), or ``class_weight="balanced"``.
+            ``robustclf.linear._stream.PartialFitMixin``), or ``class_weight="balanced"``.
         """
         self._check_params()
         X, y, classes, weights, first = self._stream_batch(X, y, classes, sample_weight)

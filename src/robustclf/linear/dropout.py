@@ -136,7 +136,7 @@ _ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
         (non-increasing for ``solver="irls"``).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, if X had string column names."""
 
 

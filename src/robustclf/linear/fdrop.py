@@ -339,13 +339,13 @@ class FDROPClassifier(LinearClassifierBase):
         QP's value (a relaxation of FDROP), and the solve also ends when no example's robust
         hinge exceeds its master slack by more than ``1e-9 (1 + loss)`` (the gap is then at
         Clarabel's accuracy, ~1e-8). ``"sgd"`` (None: 1e-3): the bound is the dual value of its
-        own subgradients (per epoch, and averaged over epochs; :func:`._fdrop_sgd._dual_value`),
-        valid but loose (digits, 300 rows, K = 1: certified gap > 1 after 200 epochs while
-        the objective is 2x the optimum), so ``"sgd"`` normally ends at ``max_iter`` with a
-        ``ConvergenceWarning`` giving the gap. Not used by ``"qp"`` (Clarabel's own
-        tolerances; its status and duality gap are reported). Changed in issue 14: the
-        cutting planes used to stop on per-example violations and ``"sgd"`` on a relative
-        change of the objective between epochs, which is no measure of optimality.
+        own subgradients (per epoch, and averaged over epochs;
+        ``robustclf.linear._fdrop_sgd._dual_value``), valid but loose (digits, 300 rows, K = 1:
+        certified gap > 1 after 200 epochs while the objective is 2x the optimum), so ``"sgd"``
+        normally ends at ``max_iter`` with a ``ConvergenceWarning`` giving the gap. Not used by
+        ``"qp"`` (Clarabel's own tolerances; its status and duality gap are reported). Changed
+        in issue 14: the cutting planes used to stop on per-example violations and ``"sgd"`` on
+        a relative change of the objective between epochs, which is no measure of optimality.
     max_iter : int or None, default=None
         Maximum number of cutting-plane rounds (None: 100) or of ``"sgd"`` epochs (None: 30);
         ConvergenceWarning when reached.
@@ -358,7 +358,7 @@ class FDROPClassifier(LinearClassifierBase):
         n_k)``; None weights every class one. Combined with ``fit``'s ``sample_weight`` by
         multiplication. The exact solvers honour weights exactly; ``"sgd"`` minimises the
         weighted objective with weighted subgradients of uniformly drawn rows (see
-        :mod:`robustclf.linear._fdrop_sgd`): a weight-k row and k copies of it give the same
+        ``robustclf.linear._fdrop_sgd``): a weight-k row and k copies of it give the same
         objective, not the same iterates.
     nan_policy : {"absent", "raise"}, default="absent"
         What NaN in ``X`` means. ``"absent"``: the feature is absent from that row and

@@ -133,7 +133,7 @@ class MCFClassifier(LinearClassifierBase):
         Relative (projected) gradient norm of each binary problem at the returned point, the
         measure compared with ``tol``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
 
     Notes
     -----
@@ -143,7 +143,7 @@ class MCFClassifier(LinearClassifierBase):
     variance; the logistic objective and gradient weight each row's term.
 
     *Default q* (0.2 under dropout; 0.5 before 0.1). Chosen with the Dropout-SVM's rule (see
-    :class:`~robustclf.linear.DropoutSVC`, *Defaults*) on the default quadratic loss: digits /
+    :class:`~robustclf.DropoutSVC`, *Defaults*) on the default quadratic loss: digits /
     16, breast cancer Wisconsin / 10, spambase over each feature's maximum and votes, five
     stratified 50/50 splits, 0 / 25 / 50 % of the test entries deleted at random (NaN, three
     draws), q in {0, .05, .1, .2, .3, .5}, C in {1, 10, 100}; among the settings within 2
@@ -423,7 +423,7 @@ class ExplicitCorruptionClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEsti
 
     The finite-sample counterpart of the marginalised fits (Chen et al. 2014, Eq. 2; "virtual"
     examples of Burges & Schölkopf 1997): as ``n_copies`` grows, ``LinearSVC(loss="hinge")`` on
-    the copies approaches :class:`~robustclf.linear.DropoutSVC`'s expected hinge loss. The copies
+    the copies approaches :class:`~robustclf.DropoutSVC`'s expected hinge loss. The copies
     come from the same :mod:`robustclf.noise` object; prediction uses clean inputs.
 
     It is a meta-estimator, not a linear model: ``class_weight`` belongs to the wrapped

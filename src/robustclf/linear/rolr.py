@@ -114,13 +114,13 @@ class RobustLogisticRegression(LinearClassifierBase):
            ``t_i = <beta_hat, z_i>``: slope ``a >= 0`` and offset ``b`` minimise
            ``sum_i log(1 + exp(-y_i (a t_i + b)))`` (plus a ridge ``1e-6 N_kept (a^2 + b^2) / 2``
            that keeps them finite when the projections separate the classes), by Newton's
-           method stopping on the gradient (:func:`fit_offset`).
+           method stopping on the gradient (``fit_offset``).
 
         Then ``coef_ = a beta_hat / S`` and ``intercept_ = b - coef_ @ m``, so that
         ``decision_function(x) = a t(x) + b`` is the fitted log-odds and ``predict_proba`` its
         sigmoid (``scale_ = 1``). Scaling ``X`` by ``s`` leaves ``t``, ``a`` and ``b`` unchanged.
         ``False`` is the paper's estimator: no centring, ``coef_ * S`` is the unit ``beta_hat``.
-    intercept_scaling : deprecated
+    intercept_scaling : float, default="deprecated"
         Deprecated on 25 Nov 2026, has no effect (a ``DeprecationWarning`` is raised when it is
         given): the intercept is no longer a constant column inside the unit ball of Eq. (2).
         Remove the argument.
@@ -282,7 +282,7 @@ class RobustLogisticRegression(LinearClassifierBase):
       the capped simplex of the dual becomes ``{0 <= t_i <= w_i, sum t_i = n}``, and the dual
       solver runs the iteration of the repeated rows (the same iterates up to rounding and,
       when there are more features than rows, the Lanczos estimate of the step; see
-      :mod:`robustclf.linear._rolr_solvers`);
+      ``robustclf.linear._rolr_solvers``);
     * ``n_outliers`` and ``outlier_fraction`` count weight (see there);
     * the centre ``m`` (coordinate-wise median), the ``"auto"`` threshold (3 times the median
       row norm, or the mean) and the scale ``S`` are *weighted* medians and means -- the

@@ -58,7 +58,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     precomputed kernel (:class:`~sklearn.svm.SVC`; for the Eq. 6 bias an equivalent
     :class:`~sklearn.svm.SVR` with per-instance margins ``s_i``) — and (2) new scalings from the
     resulting ``w``, computed in kernel form once per missingness pattern
-    (:func:`~robustclf.missing.kernels.restricted_sq_norms`). An instance is classified by
+    (``robustclf.missing.kernels.restricted_sq_norms``). An instance is classified by
     Eq. (7), ``sign(sum_j y_j alpha_j K(x_j, x) / (s_j s_x))``, with ``s_x`` computed from its
     own valid features. Which ``w`` gives ``s_x`` the paper leaves open; here every row, new or
     training, is scored by iterate ``t`` with the scalings of the ``w`` of iterate ``t - 1`` --
@@ -73,7 +73,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
 
     A row with no valid feature that carries weight (all NaN, or ``w^(x) = 0``) has
     ``s_new = 0 / ||w||``; its scaling is taken as 1, as everywhere the ratio is undefined
-    (:func:`~robustclf.missing._geometric_solver.scalings`). With the linear kernel such a row
+    (``robustclf.missing._geometric_solver.scalings``). With the linear kernel such a row
     has ``K(x_j, x) = 0``, so its decision value is the intercept alone (both bias readings).
     With the polynomial kernel the constant monomial ``coef0 ** (degree / 2)`` is present in
     every row, so an all-NaN row is scored by that part of ``w`` plus the intercept.
@@ -83,7 +83,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     C : float > 0, default=1.0
         Penalty of the slacks in Eq. (6).
     kernel : {"linear", "poly"} or callable, default="linear"
-        Missing-aware kernel (:mod:`robustclf.missing.kernels`). A callable is called as
+        Missing-aware kernel (``robustclf.missing.kernels``). A callable is called as
         ``kernel(X0, MX, Y0, MY)`` on zero-filled data and validity masks.
     degree : int >= 1, default=2
         Degree of the polynomial kernel ``(gamma <x, y>_F + coef0) ** degree``.
@@ -98,13 +98,13 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     bias : {"scaled", "unscaled"}, default="scaled"
         ``"scaled"``: Eq. (6) as written, the bias inside the scaled constraint. ``"unscaled"``:
         the printed dual Eq. (7), the SVM intercept added after the scaling. See
-        :mod:`robustclf.missing._geometric_solver` for how Eq. (6) is solved with libsvm
+        ``robustclf.missing._geometric_solver`` for how Eq. (6) is solved with libsvm
         (an epsilon-SVR with per-instance margins; exact, unpenalised bias).
     solver : {"libsvm", "clarabel"}, default="libsvm"
         Solver of the SVM for fixed scalings. ``"libsvm"``: scikit-learn's SVC (Eq. 7 reading,
         and every first iterate) or SVR (Eq. 6 reading) on the precomputed kernel; every later
         solve is warm-started from the previous iterate (fixed rows at their bounds, libsvm on
-        the rows near the margin, KKT check on all rows; :mod:`robustclf.missing._signed_qp`),
+        the rows near the margin, KKT check on all rows; ``robustclf.missing._signed_qp``),
         with the same optimality conditions as a cold solve.
         ``"clarabel"``: the same dual QP solved by cvxpy with Clarabel (optional extra
         ``conic``; an interior-point reference, much slower for large ``n``).
@@ -140,7 +140,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         Clarabel on the primal Eq. 6): 1e-3 leaves the Eq. (6) objective 5e-5 to 4e-3 above
         the optimum of its QP (1e-4 typical) with identical test predictions; 1e-5 brings it
         to 7e-7 - 4e-5 at up to twice the time. Below about 1e-5 libsvm's single-precision
-        kernel cache sets the floor (:func:`~robustclf.missing._geometric_solver.kkt_floor`).
+        kernel cache sets the floor (``robustclf.missing._geometric_solver.kkt_floor``).
     min_scaling : float in [0, 1), default=0.2
         Floor of the scalings: every update sets ``s_i = max(||w^(i)|| / ||w||, min_scaling)``,
         for the training rows and, identically, for the rows scored at prediction; 0 is the
@@ -195,17 +195,18 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     ``ConvergenceWarning`` is raised when the certified part fails: libsvm stops at its
     iteration cap (``max(1e7, 100 n)`` SMO iterations, upstream libsvm's) or an SVM solve's KKT
     residual exceeds ``svm_tol`` (or, for a ``svm_tol`` below about 1e-5, the rounding floor of
-    libsvm's single-precision kernel cache, :func:`~robustclf.missing._geometric_solver.
-    kkt_floor`); with ``solver="clarabel"``, an ``optimal_inaccurate`` status.
+    libsvm's single-precision kernel cache, ``robustclf.missing._geometric_solver.kkt_floor``);
+    with ``solver="clarabel"``, an ``optimal_inaccurate`` status.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    objective_history_ : ndarray of shape (n_iter_,) or (n_classes, n_iter_)
-        Eq. (6) objective ``1/2 ||w||^2 + C sum_i w_i xi_i`` (``w_i`` the sample weights, 1
-        by default) of every iterate, with ``s`` recomputed
-        from that iterate's ``w`` (one row per one-vs-rest problem; padded after a fixed point).
+    objective_history_ : ndarray of shape (n_iterations,) or (n_classes, n_iterations)
+        For ``n_iterations = n_iter_``, the Eq. (6) objective
+        ``1/2 ||w||^2 + C sum_i w_i xi_i`` (``w_i`` the sample weights, 1 by default) of every
+        iterate, with ``s`` recomputed from that iterate's ``w`` (one row per one-vs-rest
+        problem; padded after a fixed point).
     validation_errors_ : ndarray of shape (n_selection_iter,) or None
         With ``early_stopping``, the validation curve: the (weighted) error on the held-out
         rows of iterate ``t = 0, 1, ...`` of the fit on the other rows (at most
@@ -226,12 +227,13 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         its scalings ``s`` are from those of its own ``w`` (Eq. 5); 0 at a fixed point.
     kkt_residual_ : float
         Largest KKT violation, in margin units, of all the SVM solves of the fit
-        (:func:`~robustclf.missing._geometric_solver.kkt_residual`).
+        (``robustclf.missing._geometric_solver.kkt_residual``).
     n_floored_ : int or ndarray of shape (n_classes,)
         Training rows whose scaling the floor ``min_scaling`` raised in the last SVM solve of
         each one-vs-rest problem (0: the floor did not bind).
-    iterates_ : list of list of BinaryIterate
-        Every iterate of every one-vs-rest problem (``n_floored`` per solve).
+    iterates_ : list of list
+        Every iterate of every one-vs-rest problem (``n_floored`` per solve), as
+        ``robustclf.missing._geometric_solver.BinaryIterate`` records.
     gamma_ : float
     X_fit_, mask_fit_ : ndarray of shape (n_fit, n_features)
         Zero-filled training rows of positive weight (all of them, also with early stopping)
@@ -318,7 +320,8 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=self._finiteness())
@@ -454,12 +457,13 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         """Eq. (7) scores ``(w.x + b) / s_new`` (or ``w.x / s_new + b`` for ``bias="unscaled"``).
 
         Rows are scored independently, so a dask array or DataFrame ``X`` gives a lazy dask
-        array computed chunk by chunk of rows (:func:`robustclf._blockwise.blockwise_method`).
+        array computed chunk by chunk of rows (``robustclf._blockwise.blockwise_method``).
 
         Returns
         -------
-        ndarray of shape (n_samples,) for two classes (positive means ``classes_[1]``), else
-        (n_samples, n_classes).
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            One score per row for two classes (positive means ``classes_[1]``), else one per
+            row and class.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=self._finiteness(),
@@ -472,7 +476,7 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
         """Class labels by Eq. (7) (argmax of the one-vs-rest scores for several classes).
 
         A dask array or DataFrame gives a lazy dask array, computed chunk by chunk of rows
-        (:func:`robustclf._blockwise.blockwise_method`), as ``decision_function``.
+        (``robustclf._blockwise.blockwise_method``), as ``decision_function``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=self._finiteness(),

@@ -55,7 +55,7 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
     unseen_features_ : ndarray
         Columns never absent in training.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has feature names that are all strings.
     """
 
@@ -79,7 +79,7 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
 
     @blockwise_method("columns")
     def transform(self, X) -> np.ndarray:
-        """Flags, shape (n_samples, len(groups_)): 1 where the group is absent.
+        """Flags, shape ``(n_samples, len(groups_))``: 1 where the group is absent.
 
         A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
         """
@@ -110,7 +110,8 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of str, shape (len(groups_),)
+        feature_names_out : ndarray of str of shape (n_groups,)
+            One name per group of ``groups_``.
         """
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
@@ -173,7 +174,7 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
     Attributes
     ----------
-    mixture_ : GaussianMixture
+    mixture_ : sklearn.mixture.GaussianMixture
     fill_ : ndarray of shape (n_features,)
         Column means used to start (and for columns with no observed value).
     n_iter_ : int
@@ -184,7 +185,7 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         The last round's largest change of an imputed value (in standard deviations), the
         measure compared with ``tol``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has feature names that are all strings.
     """
 
@@ -214,7 +215,8 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         self._fit(X, sample_weight)
         return self

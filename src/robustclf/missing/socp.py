@@ -173,7 +173,7 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
         bisection step and any worst-slack fallbacks.
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has feature names that are all strings.
     """
 
@@ -224,7 +224,8 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         tol, max_bisections = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=self._finiteness())
