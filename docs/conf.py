@@ -4,8 +4,10 @@ Build (from the repository root, with the ``docs`` extra installed)::
 
     .venv/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 
-``-D plot_gallery=0`` builds without running the gallery's examples (what the default test
-run does); the full build runs every example and fails on any error in it.
+With ``ROBUSTCLF_PLOT_GALLERY=False`` in the environment the gallery's examples are not run
+(what ``tests/test_docs.py`` does); the full build runs every example and fails on any error in
+it. The build needs no network: other projects' objects resolve through the inventories in
+``docs/_inventories``.
 """
 
 from __future__ import annotations
