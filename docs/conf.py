@@ -78,7 +78,7 @@ numpydoc_xref_param_type = True
 # an object must resolve (no nitpick_ignore).
 numpydoc_xref_ignore = {
     # grammar
-    "of", "or", "and", "to", "shape", "default", "optional", "in",
+    "of", "or", "to", "shape", "optional", "in",
     # ... and of scikit-learn's docstrings that the API pages inherit ("estimator instance",
     # "ndarray of str objects")
     "instance", "objects",
