@@ -57,8 +57,8 @@ class NoiseModel(BaseEstimator):
     ``_signed_cumulant``, which the MCF fit evaluates at every iteration). Public methods
     validate ``X`` (never modifying it) and the parameters, then call these.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     level_param : str or None
         Name of the parameter that sets the corruption level; the ``q`` argument of the estimators
         is passed to it when ``noise`` is given by name. None if the model has no level.

@@ -54,8 +54,8 @@ class Corruption(BaseEstimator):
     and a :class:`numpy.random.Generator`. For a DataFrame, ``X`` is its float64 encoding (see
     ``robustclf.corruption._containers``) and ``model`` sees DataFrames again when queried.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     requires_labels : bool
         ``corrupt`` refuses to run without ``y`` (adversarial corruptions attack the true class).
     requires_model : bool
