@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import make_pipeline
 
 from robustclf.certify import certified_error, worst_case_margin
 from robustclf.corruption import GreedyDeletion, RandomDeletion
@@ -204,13 +206,37 @@ def test_random_deletion_with_zero_fill(tall):
     assert peak < LIMIT and sp.issparse(out) and out.nnz < X.nnz
 
 
-@pytest.mark.xfail(raises=ValueError, strict=True,
-                   reason="robustclf.certify refuses sparse X (check_matrix without "
-                          "accept_sparse): the sparse path belongs to certify.py, whose "
-                          "_worst_case solvers exist (csr_knapsack_deletion, "
-                          "csr_greedy_knapsack_deletion)")
+@pytest.fixture(scope="module")
+def imputed_model(tall, lp_model):
+    """A mean imputer before the LP: deleting a feature (NaN) writes the imputer's mean, so
+    deleting an implicit zero moves the score (D != 0)."""
+    X, _ = tall
+    return make_pipeline(SimpleImputer().fit(X), lp_model)
+
+
 @pytest.mark.parametrize("func", [certified_error, worst_case_margin])
 def test_certification(tall, lp_model, func):
     X, y = tall
     _, peak = _peak(func, lp_model, X, y, budget=1, fill=0.0)
     assert peak < LIMIT
+
+
+def test_certification_with_exact_solves(tall, lp_model):
+    """Mutual-information values: the exact solver settles the rows the bounds leave open."""
+    X, y = tall
+    values = mutual_info_values(X, y)
+    out, peak = _peak(certified_error, lp_model, X, y, budget=1, feature_values=values,
+                      fill=0.0)
+    assert peak < LIMIT
+    bounds = certified_error(lp_model, X, y, budget=1, feature_values=values, exact=False,
+                             fill=0.0)
+    assert out.is_exact and bounds.n_undecided > 0
+
+
+@pytest.mark.parametrize("func", [certified_error, worst_case_margin])
+def test_certification_of_implicit_zeros(tall, imputed_model, func):
+    X, y = tall
+    out, peak = _peak(func, imputed_model, X, y, budget=3)
+    assert peak < LIMIT
+    if func is worst_case_margin:  # the attacks delete implicit zeros too
+        assert (out.attack_mask.multiply(X != 0) != out.attack_mask).nnz > 0

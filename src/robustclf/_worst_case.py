@@ -32,10 +32,12 @@ adversaries, the certified error, and the robust losses of the estimators.
 The gains are whatever the caller's deletion removes: for the certificate,
 ``g_ij = y_i (w_j x_ij - D_j)`` with ``D_j`` the score a deleted feature keeps (0 for a raw-zero
 deletion, nonzero e.g. for an absent entry behind a ``StandardScaler`` or an imputer; see
-:mod:`robustclf.certify`). The CSR solvers read only stored entries and take the others as
-non-positive gains, which holds when ``D = 0`` (an implicit zero then has gain 0); with
-``D != 0`` an implicit zero has gain ``-y_i D_j``, so callers use the dense solvers (on blocks of
-rows) instead, as :mod:`robustclf.corruption._adversarial` does.
+:mod:`robustclf.certify`). :func:`csr_knapsack_deletion` and
+:func:`csr_greedy_knapsack_deletion` read only stored entries and take the others as
+non-positive gains, which holds when ``D = 0`` (an implicit zero then has gain 0). With
+``D != 0`` an implicit zero has gain ``-y_i D_j``, the same for every row of a class:
+:func:`csr_deletion_bounds` (relaxation and greedy) and :func:`csr_exact_knapsack_deletion`
+take those gains too, exactly, without forming the (n_samples, n_features) matrix of gains.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 __all__ = ["KnapsackDeletion", "knapsack_deletion", "unit_knapsack_deletion",
            "csr_knapsack_deletion", "csr_greedy_knapsack_deletion", "greedy_knapsack_deletion",
-           "ExactDeletion", "exact_knapsack_deletion"]
+           "ExactDeletion", "exact_knapsack_deletion", "SparseDeletionBounds",
+           "csr_deletion_bounds", "csr_exact_knapsack_deletion"]
 
 # Relative slack when comparing cumulative values with the budget, so that sums of values such as
 # 0.1 + 0.2 that should exactly exhaust a budget of 0.3 are not rejected by round-off.
@@ -249,6 +252,319 @@ def csr_greedy_knapsack_deletion(gains: sp.csr_matrix, values: np.ndarray, budge
         used[r[at[fits]]] += v[at[fits]]
         taken[useful[at[fits]]] = True
     return np.bincount(row[taken], weights=gains.data[taken], minlength=m), taken
+
+
+# -- rows whose implicit zeros have gains too ----------------------------------------------------
+
+#: Largest number of (row, item) pairs :func:`csr_deletion_bounds` and
+#: :func:`csr_exact_knapsack_deletion` hold at once (some 10 MB of temporaries).
+_CSR_BLOCK_ENTRIES = 2**17
+#: Implicit items a row's first scan takes beyond those its budget can buy at once (room for
+#: the columns it stores, which are not implicit in that row).
+_PREFIX_SLACK = 16
+
+
+@dataclass(frozen=True)
+class SparseDeletionBounds:
+    """The relaxed and greedy solutions of (K) for the rows of a sparse matrix of gains.
+
+    Attributes
+    ----------
+    relaxed_gain : ndarray of shape (n_samples,)
+        Optimal value of the LP relaxation (as :func:`knapsack_deletion`): an upper bound.
+    greedy_gain : ndarray of shape (n_samples,)
+        Harm of the greedy deletion (as :func:`greedy_knapsack_deletion`): a lower bound.
+    rows, cols : ndarray of int
+        The greedy deletion's entries (stored ones and implicit zeros alike), by row.
+    """
+
+    relaxed_gain: np.ndarray
+    greedy_gain: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Items:
+    """One group's useful implicit items in the order of the scan (best ratio first, ties by
+    column), with the suffix minima of their values and every column's position (-1: none)."""
+
+    cols: np.ndarray
+    gains: np.ndarray
+    values: np.ndarray
+    ratio: np.ndarray
+    suffix_min: np.ndarray  # (size + 1,): min value from each position on (inf at the end)
+    position: np.ndarray | None  # (n_features,)
+
+    @classmethod
+    def of(cls, implicit_row, values) -> _Items:
+        cols = np.flatnonzero(implicit_row > 0)
+        g, v = implicit_row[cols], values[cols]
+        ratio = _ratios(g, v)
+        order = np.lexsort((cols, -ratio))
+        cols, g, v, ratio = cols[order], g[order], v[order], ratio[order]
+        suffix = np.r_[np.minimum.accumulate(v[::-1])[::-1], np.inf]
+        position = np.full(implicit_row.size, -1)
+        position[cols] = np.arange(cols.size)
+        return cls(cols, g, v, ratio, suffix, position)
+
+    @classmethod
+    def none(cls) -> _Items:
+        empty = np.zeros(0)
+        return cls(np.zeros(0, dtype=np.intp), empty, empty, empty, np.array([np.inf]), None)
+
+
+def _ratios(g: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``g / v`` (``+inf`` for free items), by the dense sort's operations."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(v > 0, g / np.where(v > 0, v, 1.0), np.inf)
+
+
+def csr_deletion_bounds(gains: sp.csr_matrix, implicit: np.ndarray, group: np.ndarray,
+                        values: np.ndarray, budget: float) -> SparseDeletionBounds:
+    """:func:`knapsack_deletion` and :func:`greedy_knapsack_deletion` on sparse rows, exactly.
+
+    Row i's items are all n features: its stored entries, with the gains stored in ``gains``,
+    and its implicit zeros, whose gain ``implicit[group[i], j]`` is shared by the rows of a
+    group (for the certificate, ``-y_i D_j``: what deleting a raw zero does when a deleted
+    feature keeps ``D_j``; all zero when deletion writes a raw zero, so that only stored entries
+    compete, as in :func:`csr_knapsack_deletion`). Both solutions are those of the dense
+    functions on the (n_samples, n_features) matrix of gains -- the same items, taken in the
+    same order (ratio ``g_j / v_j``, ties by column), the budget compared after the same
+    additions -- without forming it:
+
+    * a group's useful implicit items (positive gain) are sorted once; a row scans its stored
+      useful entries merged with the first ``K`` of them, skipping the columns it stores
+      (holes), which is a prefix of its full scan;
+    * the relaxation is settled once the prefix holds the first item that does not fit, the
+      greedy once no later item can fit (the row's budget left is below the smallest value
+      after the prefix); rows not settled are scanned again with a longer prefix (``K``
+      doubled, or as far as the smallest value left requires).
+
+    The scan is one pass per position, vectorised over the rows, on blocks of rows of at most
+    ``_CSR_BLOCK_ENTRIES`` items. With no useful implicit item (the raw-zero deletion) this is
+    O(nnz log nnz) time and O(nnz) memory; otherwise each row also scans the implicit items
+    its budget can reach -- for unit values about ``budget`` of them, for unequal values the
+    items up to the last one that is cheap enough to fit, at worst all n.
+
+    Parameters
+    ----------
+    gains : csr_matrix of shape (n_samples, n_features)
+        Gains of the stored entries; canonical (sorted indices, no duplicates). Stored gains
+        of any sign; an explicit zero entry is a stored entry.
+    implicit : ndarray of shape (n_groups, n_features)
+        Gains of the entries not stored, per group.
+    group : ndarray of int, shape (n_samples,)
+        Each row's group.
+    values : ndarray of shape (n_features,)
+    budget : float
+
+    Returns
+    -------
+    SparseDeletionBounds
+    """
+    m = gains.shape[0]
+    values = np.asarray(values, dtype=np.float64)
+    relaxed, greedy = np.zeros(m), np.zeros(m)
+    taken_rows, taken_cols = [], []
+    useful = (implicit > 0).any(axis=1)
+    plain = np.flatnonzero(~useful[group])  # only stored entries can help the adversary
+    jobs = [(plain, _Items.none())] + [(np.flatnonzero(group == g), _Items.of(implicit[g], values))
+                                      for g in np.flatnonzero(useful)]
+    for rows, items in jobs:
+        if rows.size == 0:
+            continue
+        sub = gains if rows.size == m else gains[rows]
+        rel, grd, r, c = _group_bounds(sub, items, values, budget)
+        relaxed[rows], greedy[rows] = rel, grd
+        taken_rows.append(rows[r])
+        taken_cols.append(c)
+    rows = np.concatenate(taken_rows) if taken_rows else np.zeros(0, dtype=np.intp)
+    cols = np.concatenate(taken_cols) if taken_cols else np.zeros(0, dtype=np.intp)
+    order = np.argsort(rows, kind="stable")
+    return SparseDeletionBounds(relaxed, greedy, rows[order], cols[order])
+
+
+def _group_bounds(sub, items: _Items, values, budget):
+    """:func:`csr_deletion_bounds` for rows sharing their implicit items; prefixes deepened."""
+    m = sub.shape[0]
+    limit = _budget_limit(budget)
+    size = items.cols.size
+    # the implicit items the budget can buy, the first that it cannot, and some room for holes
+    affordable = int(np.searchsorted(np.cumsum(items.values), limit, side="right"))
+    prefix = min(size, affordable + 1 + _PREFIX_SLACK)
+    relaxed, greedy = np.zeros(m), np.zeros(m)
+    taken_rows, taken_cols = [], []
+    pending = np.arange(m)
+    counts = np.diff(sub.indptr)
+    while pending.size:
+        unsettled, reach = [], [0]
+        for block in _blocks(counts[pending] + prefix, _CSR_BLOCK_ENTRIES):
+            rows = pending[block]
+            out = _scan_prefix(sub[rows], items, prefix, values, budget, limit)
+            rel, grd, r, c, settled, needed = out
+            relaxed[rows[settled]], greedy[rows[settled]] = rel[settled], grd[settled]
+            keep = settled[r]
+            taken_rows.append(rows[r[keep]])
+            taken_cols.append(c[keep])
+            unsettled.append(rows[~settled])
+            reach.append(int(needed.max(initial=0)))
+        pending = np.concatenate(unsettled)
+        prefix = min(size, max(2 * prefix + 1, max(reach)))
+    rows = np.concatenate(taken_rows) if taken_rows else np.zeros(0, dtype=np.intp)
+    cols = np.concatenate(taken_cols) if taken_cols else np.zeros(0, dtype=np.intp)
+    return relaxed, greedy, rows, cols
+
+
+def _scan_prefix(sub, items: _Items, prefix, values, budget, limit):
+    """Scan each row's items up to the group's ``prefix``-th implicit item (excluded).
+
+    Returns the relaxed and greedy gains, the greedy deletion's (row, column) pairs, which rows
+    are settled (their full scan could not differ) and, for the others, how many implicit
+    items the greedy's budget left can still reach.
+    """
+    m = sub.shape[0]
+    row = np.repeat(np.arange(m), np.diff(sub.indptr))
+    col, g = sub.indices, sub.data
+    ratio = _ratios(g, values[col])
+    useful = g > 0
+    complete = prefix >= items.cols.size
+    later = np.full(m, np.inf)  # smallest value of the items after the prefix
+    if not complete:
+        cut_ratio, cut_col = items.ratio[prefix], items.cols[prefix]
+        before = (ratio > cut_ratio) | ((ratio == cut_ratio) & (col < cut_col))
+        after = useful & ~before
+        np.minimum.at(later, row[after], values[col[after]])
+        later = np.minimum(later, items.suffix_min[prefix])
+        useful &= before
+    # the prefix's implicit items, except the columns a row stores (holes)
+    hole = np.zeros((m, prefix), dtype=bool)
+    if prefix:
+        pos = items.position[col]
+        at = (pos >= 0) & (pos < prefix)
+        hole[row[at], pos[at]] = True
+    r_imp, k_imp = np.nonzero(~hole)
+    del hole
+    row = np.concatenate([row[useful], r_imp])
+    col = np.concatenate([col[useful], items.cols[k_imp]])
+    g = np.concatenate([g[useful], items.gains[k_imp]])
+    ratio = np.concatenate([ratio[useful], items.ratio[k_imp]])
+    order = np.lexsort((col, -ratio, row))  # the dense scan's order, row by row
+    row, col, g = row[order], col[order], g[order]
+    v = values[col]
+    del ratio, order, r_imp, k_imp
+    rank = np.arange(row.size) - np.searchsorted(row, row)
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    used, cum, relaxed = np.zeros(m), np.zeros(m), np.zeros(m)
+    over = np.zeros(m, dtype=bool)
+    taken = np.zeros(row.size, dtype=bool)
+    for k in range(bounds.size - 1):  # one scan position at a time, every row at once
+        at = by_rank[bounds[k]:bounds[k + 1]]
+        r, vk, gk = row[at], v[at], g[at]
+        # greedy: take the item if it still fits, else skip it
+        fits = used[r] + vk <= limit
+        used[r[fits]] += vk[fits]
+        taken[at[fits]] = True
+        # relaxation: whole items while the cumulative value fits, then one fraction
+        live = ~over[r]
+        r, vk, gk = r[live], vk[live], gk[live]
+        total = cum[r] + vk
+        whole = total <= limit
+        cum[r[whole]] = total[whole]
+        relaxed[r[whole]] += gk[whole]
+        r, vk, gk = r[~whole], vk[~whole], gk[~whole]
+        left = budget - cum[r]
+        part = np.where(vk > 0, np.clip(left / np.where(vk > 0, vk, 1.0), 0.0, 1.0), 0.0)
+        relaxed[r] += part * gk
+        over[r] = True
+    greedy = np.bincount(row[taken], weights=g[taken], minlength=m)
+    if complete:
+        settled = np.ones(m, dtype=bool)
+        needed = np.zeros(0, dtype=np.intp)
+    else:
+        settled = over & (used + later > limit)
+        # the greedy's budget left reaches implicit items up to the first beyond it
+        needed = np.searchsorted(items.suffix_min, limit - used[~settled], side="right")
+    return relaxed, greedy, row[taken], col[taken], settled, needed
+
+
+def csr_exact_knapsack_deletion(gains: sp.csr_matrix, implicit: np.ndarray, group: np.ndarray,
+                                rows: np.ndarray, values: np.ndarray, budget: float, *,
+                                method: str = "auto", time_limit: float | None = None,
+                                max_work: float = 5e7) -> ExactDeletion:
+    """:func:`exact_knapsack_deletion` for some rows of the sparse gains of
+    :func:`csr_deletion_bounds` (stored entries and implicit zeros), memory bounded.
+
+    The rows go to the dense solver in blocks, each restricted to the columns where one of its
+    rows has a useful item (a stored positive gain or a positive implicit gain of its group):
+    the other columns are items no row of the block would take, so the solutions are the dense
+    solver's on all n columns (the columns keep their order, and with it the ties). A block
+    holds at most ``_CSR_BLOCK_ENTRIES`` entries (or one row). ``method="auto"`` chooses as the
+    dense solver would on all ``rows`` and n columns (dynamic programming if the values are
+    integers and that table fits ``max_work``), so that both give the same kind of answer;
+    ``time_limit`` covers all blocks.
+
+    Returns
+    -------
+    ExactDeletion
+        One entry per row of ``rows``; ``mask`` is a boolean CSR matrix of shape
+        (rows.size, n_features).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = gains.shape[1]
+    if method == "auto":
+        integer = bool(np.all(values == np.round(values)))
+        capacity = int(np.floor(_budget_limit(budget)))
+        method = ("dp" if integer and float(rows.size) * n * (capacity + 1) <= max_work
+                  else "milp")
+    sub = gains[rows]
+    useful = np.bincount(np.repeat(np.arange(rows.size), np.diff(sub.indptr)),
+                         weights=sub.data > 0, minlength=rows.size)
+    positive = implicit > 0
+    deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
+    gain, bound = np.zeros(rows.size), np.zeros(rows.size)
+    solved = np.zeros(rows.size, dtype=bool)
+    mask_rows, mask_cols = [], []
+    status = "optimal"
+    for block in _exact_blocks(useful, int(positive.any(axis=0).sum())):
+        part = sub[block]
+        groups = np.unique(group[rows[block]])
+        cols = np.union1d(part.indices[part.data > 0],
+                          np.flatnonzero(positive[groups].any(axis=0)))
+        dense = implicit[:, cols][group[rows[block]]]
+        r = np.repeat(np.arange(block.size), np.diff(part.indptr))
+        pos = np.searchsorted(cols, part.indices)
+        inside = pos < cols.size
+        inside[inside] = cols[pos[inside]] == part.indices[inside]
+        dense[r[inside], pos[inside]] = part.data[inside]
+        remaining = None if time_limit is None else max(deadline - time.perf_counter(), 0.0)
+        sol = exact_knapsack_deletion(dense, values[cols], budget, method=method,
+                                      time_limit=remaining, max_work=max_work)
+        gain[block], bound[block], solved[block] = sol.gain, sol.bound, sol.solved
+        br, bc = np.nonzero(sol.mask)
+        mask_rows.append(block[br])
+        mask_cols.append(cols[bc])
+        if sol.status != "optimal":
+            status = sol.status
+    mr = np.concatenate(mask_rows) if mask_rows else np.zeros(0, dtype=np.intp)
+    mc = np.concatenate(mask_cols) if mask_cols else np.zeros(0, dtype=np.intp)
+    mask = sp.csr_matrix((np.ones(mr.size, dtype=bool), (mr, mc)), shape=(rows.size, n))
+    return ExactDeletion(gain, bound, mask, solved, method, status)
+
+
+def _exact_blocks(useful: np.ndarray, shared: int) -> list[np.ndarray]:
+    """Consecutive rows whose dense block (rows x (``shared`` + their ``useful`` items)) holds
+    at most ``_CSR_BLOCK_ENTRIES`` entries, one row at least."""
+    ends = np.r_[0, np.cumsum(useful)]
+    blocks, start, m = [], 0, useful.size
+    while start < m:
+        stop = np.arange(start + 1, m + 1)
+        size = (stop - start) * (shared + ends[stop] - ends[start])
+        end = start + max(1, int(np.searchsorted(size, _CSR_BLOCK_ENTRIES, side="right")))
+        blocks.append(np.arange(start, end))
+        start = end
+    return blocks
 
 
 def unit_knapsack_deletion(gains: np.ndarray, budget: float, *, fractions: bool = False,

@@ -49,6 +49,20 @@ to make ties robust to round-off, "0" means ``|margin| <= 1e-10 * (|clean margin
 its rows bracketed, never guessed: the result says so (``is_exact``, the bracket) and a
 :class:`~sklearn.exceptions.ConvergenceWarning` names the reason and the gap left.
 
+**Sparse X** (any scipy sparse matrix or array) is never densified. A deleted entry removes
+``a_ij = y_i (w_j x_ij - D_j)``; at an implicit zero that is ``-y_i D_j``, zero when deletion
+writes a raw zero (``fill=0.0``, or NaN read as absent by a bare library model or behind
+scalers that keep zeros at zero: ``MaxAbsScaler``, ``StandardScaler(with_mean=False)``), so
+that only the stored entries compete, in O(nnz log nnz). When ``D != 0`` (NaN behind an
+imputer or a centring scaler, a non-zero finite ``fill``) an adversary may also delete implicit
+zeros, at their value ``v_j``, wherever ``-y_i D_j > 0``: those gains are the same for all rows
+of a class, so they are sorted once per class and each row scans them only as far as its budget
+reaches (:func:`robustclf._worst_case.csr_deletion_bounds`); the exact solves run on blocks of
+open rows restricted to the columns with a useful item
+(:func:`~robustclf._worst_case.csr_exact_knapsack_deletion`). The numbers are the dense
+call's on ``X.toarray()`` (the same items in the same order; sums to round-off); the masks
+are boolean CSR matrices (``csr_array`` for a sparse array input).
+
 **Dask arrays and DataFrames.** Every row's worst case depends on that row only, so a dask ``X``
 is certified chunk by chunk where its chunks live (:class:`robustclf._blockwise.RowBlocks`),
 one pass over the data, and never gathered: :func:`certified_error` brings back a few counts
@@ -64,6 +78,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._affine import AffineModel, affine_model
 from ._blockwise import RowBlocks, is_dask_collection
@@ -76,7 +91,13 @@ from ._validation import (
     check_matrix,
     check_nonnegative,
 )
-from ._worst_case import exact_knapsack_deletion, greedy_knapsack_deletion, knapsack_deletion
+from ._worst_case import (
+    csr_deletion_bounds,
+    csr_exact_knapsack_deletion,
+    exact_knapsack_deletion,
+    greedy_knapsack_deletion,
+    knapsack_deletion,
+)
 
 __all__ = ["WorstCaseMargins", "CertifiedError", "worst_case_margin", "certified_error"]
 
@@ -96,7 +117,9 @@ class WorstCaseMargins:
     greedy : ndarray of shape (n_samples,)
         Margin after the greedy deletion ``greedy_mask``: an upper bound on the worst margin.
     greedy_mask : ndarray of bool, shape (n_samples, n_features)
-        The greedy attack (deleted entries), feasible for the budget.
+        The greedy attack (deleted entries), feasible for the budget. For sparse ``X`` this and
+        the other masks are boolean CSR matrices (they may include implicit zeros, see the
+        module docstring).
     lower : ndarray of shape (n_samples,)
         The best proven lower bound on the worst margin: ``relaxed``, raised by the exact
         solver where it ran.
@@ -213,13 +236,25 @@ def contrast_contributions(model: AffineModel, X: np.ndarray, y: np.ndarray):
         yield margins, contributions
 
 
+def _checked_rows(X, n_features):
+    """``X`` checked (finite numbers, the model's width): a float64 array, or for sparse input a
+    canonical float64 CSR matrix (a ``csr_array`` for a sparse array); a copy either way."""
+    array = isinstance(X, sp.sparray)
+    X = check_matrix(X, n_features=n_features, accept_sparse=True)
+    if sp.issparse(X):
+        X.sum_duplicates()  # sorted indices, one entry per cell: the scan's ties are by column
+        if array:
+            X = sp.csr_array(X)
+    return X
+
+
 def _validate(model, X, y, budget, feature_values, exact, time_limit, fill):
     if exact not in ("auto", True, False):
         raise ValueError(f"exact must be 'auto', True or False, got {exact!r}.")
     if time_limit is not None:
         time_limit = check_nonnegative(time_limit, "time_limit")
     aff = affine_model(model, check_fill(fill))
-    X = check_matrix(X, n_features=aff.n_features)
+    X = _checked_rows(X, aff.n_features)
     y = check_labels(y, X.shape[0])
     values = check_feature_values(feature_values, aff.n_features)
     budget = check_budget(budget, values)
@@ -239,9 +274,10 @@ def worst_case_margin(
         library's linear estimators), optionally behind affine scalers and a ``SimpleImputer``
         in a Pipeline (see :mod:`robustclf._affine` for the steps read exactly; any other step
         raises a ValueError). A scikit-learn model without an imputer needs ``fill=0.0``.
-    X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
-        Clean rows (finite values). A dask collection is certified chunk by chunk (see the
-        module docstring).
+    X : {array-like, sparse matrix, dask array, dask DataFrame} of shape (n_samples, n_features)
+        Clean rows (finite values). A sparse matrix or array (any format) is certified on its
+        stored entries and never densified, a dask collection chunk by chunk; its chunks may
+        be sparse (see the module docstring).
     y : array-like of shape (n_samples,)
         True labels (a dask array or Series with a dask ``X``).
     budget : float
@@ -271,11 +307,12 @@ def worst_case_margin(
     Returns
     -------
     WorstCaseMargins
-        For a dask ``X``: the per-row fields (``relaxed``, ``greedy``, ``lower``, ``upper``,
-        ``exact``, ``tolerance``) are in-memory 1-D arrays, computed in one pass; the masks
-        (``greedy_mask``, ``attack_mask``, ``exact_mask``) are lazy boolean dask arrays with
-        ``X``'s row chunks, each chunk's attack recomputed when they are computed (identical
-        unless a time limit cut the exact solves short).
+        For a sparse ``X`` the masks are boolean CSR matrices. For a dask ``X``: the per-row
+        fields (``relaxed``, ``greedy``, ``lower``, ``upper``, ``exact``, ``tolerance``) are
+        in-memory 1-D arrays, computed in one pass; the masks (``greedy_mask``,
+        ``attack_mask``, ``exact_mask``) are lazy boolean dask arrays with ``X``'s row chunks
+        (sparse chunks for sparse chunks), each chunk's attack recomputed when they are
+        computed (identical unless a time limit cut the exact solves short).
     """
     if is_dask_collection(X):
         return _dask_worst_case_margin(model, X, y, budget, feature_values, exact=exact,
@@ -361,6 +398,9 @@ def _worst_case_rows(aff, X, y, values, budget, *, exact, time_limit, max_work, 
     Returns the :class:`WorstCaseMargins` and the exact solver's status (``"optimal"`` when
     nothing stopped short).
     """
+    if sp.issparse(X):
+        return _sparse_worst_case_rows(aff, X, y, values, budget, exact=exact,
+                                       time_limit=time_limit, max_work=max_work, target=target)
     m, n = X.shape
     relaxed_c, greedy = [], np.full(m, np.inf)
     greedy_mask = np.zeros((m, n), dtype=bool)
@@ -454,6 +494,142 @@ def _warn_open(owner, status, n_open, n_rows, gap, stacklevel=5):
     )
 
 
+# -- sparse X: the stored entries, and the implicit zeros by class --------------------------------
+
+def sparse_contrasts(model: AffineModel, X, y: np.ndarray):
+    """:func:`contrast_contributions` for a canonical CSR ``X``, without an (n_samples,
+    n_features) array.
+
+    Yields ``(margins, gains, implicit, group)``: the margins as there; ``gains``, a CSR
+    matrix with ``X``'s structure, holds the contributions of the stored entries, computed by
+    the dense path's operations (so bit for bit its values); the contribution of an implicit
+    zero j of row i is ``implicit[group[i], j]`` -- ``-y_i D_j`` (binary, ``group`` the label's
+    index) or ``-(D_t - D_c)_j`` for true class ``t = group[i]`` -- the same for every row of a
+    class, all zero when deletion writes a raw zero (``D = 0``: only stored entries can lower
+    the margin).
+    """
+    t = _signed_rows(model, y)
+    offsets = not model.deletion_is_raw_zero
+    m, n = X.shape
+    rows = np.repeat(np.arange(m), np.diff(X.indptr))
+    cols = X.indices
+
+    def stored(data):
+        return sp.csr_matrix((data, cols, X.indptr), shape=(m, n))
+
+    if model.coef.shape[0] == 1:
+        sign = np.where(t == 1, 1.0, -1.0)
+        data = (sign[rows] * model.coef[0, cols]) * X.data
+        implicit = np.zeros((2, n))
+        if offsets:
+            data -= sign[rows] * model.deleted[0, cols]
+            implicit = 0.0 - np.array([[-1.0], [1.0]]) * model.deleted[0]
+        yield sign * (X @ model.coef[0] + model.intercept[0]), stored(data), implicit, t
+        return
+    scores = np.asarray(X @ model.coef.T) + model.intercept
+    true_scores = scores[np.arange(m), t]
+    k = model.coef.shape[0]
+    for c in range(k):
+        margins = np.where(t == c, np.inf, true_scores - scores[:, c])
+        data = (model.coef[t[rows], cols] - model.coef[c, cols]) * X.data
+        implicit = np.zeros((k, n))
+        if offsets:
+            data -= model.deleted[t[rows], cols] - model.deleted[c, cols]
+            implicit = 0.0 - (model.deleted - model.deleted[c])
+            implicit[c] = 0.0
+        data[t[rows] == c] = 0.0
+        yield margins, stored(data), implicit, t
+
+
+def _sparse_scale(margins, gains, implicit, group):
+    """``|margin| + sum_j |a_ij|`` over all n features (the stored ones and the implicit
+    zeros): the round-off scale of :data:`_TIE_RTOL`."""
+    m = gains.shape[0]
+    rows = np.repeat(np.arange(m), np.diff(gains.indptr))
+    scale = (np.abs(np.where(np.isfinite(margins), margins, 0.0))
+             + np.bincount(rows, weights=np.abs(gains.data), minlength=m))
+    if np.any(implicit):
+        size = np.abs(implicit)
+        scale += size.sum(axis=1)[group] - np.bincount(
+            rows, weights=size[group[rows], gains.indices], minlength=m)
+    return scale
+
+
+def _sparse_worst_case_rows(aff, X, y, values, budget, *, exact, time_limit, max_work,
+                            target):
+    """:func:`_worst_case_rows` for a canonical CSR ``X``: the same bounds, exact solves and
+    result (masks as boolean sparse matrices of ``X``'s kind), in memory O(nnz) plus the
+    implicit zeros the adversary can reach (:func:`robustclf._worst_case.csr_deletion_bounds`,
+    :func:`~robustclf._worst_case.csr_exact_knapsack_deletion`)."""
+    m = X.shape[0]
+    relaxed_c, greedy = [], np.full(m, np.inf)
+    tolerance = np.zeros(m)
+    deletions, greedy_from = [], np.full(m, -1)  # every deletion found; which one each row keeps
+    for c, (margins, gains, implicit, group) in enumerate(sparse_contrasts(aff, X, y)):
+        tolerance = np.maximum(tolerance,
+                               _TIE_RTOL * _sparse_scale(margins, gains, implicit, group))
+        bounds = csr_deletion_bounds(gains, implicit, group, values, budget)
+        relaxed_c.append(margins - bounds.relaxed_gain)
+        better = margins - bounds.greedy_gain < greedy
+        greedy = np.where(better, margins - bounds.greedy_gain, greedy)
+        greedy_from[better] = c
+        deletions.append((bounds.rows, bounds.cols))
+    lower_c = np.array(relaxed_c)
+    relaxed = lower_c.min(axis=0)
+    upper, attack_from = greedy.copy(), greedy_from.copy()
+    status = "optimal"
+    if exact is not False:
+        limit = time_limit if time_limit is not None else (
+            AUTO_TIME_LIMIT if exact == "auto" else None)
+        status = _sparse_solve_open(aff, X, y, values, budget, lower_c, upper, attack_from,
+                                    deletions, tolerance, target=target, time_limit=limit,
+                                    max_work=max_work)
+    lower = lower_c.min(axis=0)
+    known = bool(np.all(upper - lower <= tolerance))
+    kind = sp.csr_array if isinstance(X, sp.sparray) else sp.csr_matrix
+    greedy_mask = _sparse_mask(deletions, greedy_from, X.shape, kind)
+    attack_mask = _sparse_mask(deletions, attack_from, X.shape, kind)
+    wc = WorstCaseMargins(relaxed, greedy, greedy_mask, lower, upper, attack_mask,
+                          upper.copy() if known else None,
+                          attack_mask.copy() if known else None,
+                          _relaxation_is_exact(values, budget), tolerance)
+    return wc, status
+
+
+def _sparse_solve_open(aff, X, y, values, budget, lower_c, upper, attack_from, deletions,
+                       tolerance, *, target, time_limit, max_work):
+    """:func:`_solve_open` on sparse rows; the deletions found are appended to ``deletions``
+    and ``attack_from`` points the improved rows at them."""
+    deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
+    status = "optimal"
+    for c, (margins, gains, implicit, group) in enumerate(sparse_contrasts(aff, X, y)):
+        rows = np.flatnonzero(_needs_exact(target, lower_c[c], upper, tolerance))
+        if rows.size == 0:
+            continue
+        remaining = None if time_limit is None else max(deadline - time.perf_counter(), 0.0)
+        sol = csr_exact_knapsack_deletion(gains, implicit, group, rows, values, budget,
+                                          time_limit=remaining, max_work=max_work)
+        if sol.status != "optimal":
+            status = sol.status + ("" if time_limit is None else f", time_limit={time_limit:g} s")
+        lower_c[c, rows] = np.maximum(lower_c[c, rows], margins[rows] - sol.bound)
+        attacked = margins[rows] - sol.gain
+        better = attacked < upper[rows]
+        upper[rows[better]] = attacked[better]
+        attack_from[rows[better]] = len(deletions)
+        r, cols = sol.mask.nonzero()
+        deletions.append((rows[r], cols))
+    return status
+
+
+def _sparse_mask(deletions, source, shape, kind):
+    """The boolean sparse matrix of each row's deletion ``deletions[source[row]]``."""
+    rows = np.concatenate([r for r, _ in deletions])
+    cols = np.concatenate([c for _, c in deletions])
+    ids = np.repeat(np.arange(len(deletions)), [r.size for r, _ in deletions])
+    keep = source[rows] == ids
+    return kind((np.ones(int(keep.sum()), dtype=bool), (rows[keep], cols[keep])), shape=shape)
+
+
 # -- dask: chunk by chunk -----------------------------------------------------------------------
 
 def _dask_inputs(model, X, y, budget, feature_values, exact, time_limit, fill):
@@ -476,7 +652,7 @@ def _dask_inputs(model, X, y, budget, feature_values, exact, time_limit, fill):
 
 def _chunk_worst_case(X, y, aff, values, budget, exact, time_limit, max_work, target):
     """:func:`_worst_case_rows` on one in-memory row chunk (checked as in memory)."""
-    X = check_matrix(X, n_features=aff.n_features)
+    X = _checked_rows(X, aff.n_features)
     y = check_labels(y, X.shape[0])
     return _worst_case_rows(aff, X, y, values, budget, exact=exact, time_limit=time_limit,
                             max_work=max_work, target=target)
@@ -540,9 +716,14 @@ def _dask_worst_case_margin(model, X, y, budget, feature_values, *, exact, time_
         _warn_open("worst_case_margin", _first_stop(s for _, s in parts), n_open, relaxed.size,
                    gap)
 
+    meta = np.zeros((0, 0), dtype=bool)
+    if sp.issparse(blocks.X._meta):  # sparse chunks give sparse masks
+        kind = sp.csr_array if isinstance(blocks.X._meta, sp.sparray) else sp.csr_matrix
+        meta = kind((0, 0), dtype=bool)
+
     def mask(field):
         return da.map_blocks(_chunk_mask, blocks.X, blocks.y[:, None], *shared, field=field,
-                             dtype=bool, meta=np.zeros((0, 0), dtype=bool))
+                             dtype=bool, meta=meta)
 
     known = bool(np.all(upper - lower <= tolerance))
     attack_mask = mask("attack_mask")
