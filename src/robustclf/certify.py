@@ -4,7 +4,7 @@ For a linear model and a labelled row, an omniscient adversary deletes a feature
 ``V(S) <= N`` to minimise the margin (Dekel & Shamir, ICML 2008, Eq. 2).
 
 **What deletion means** (``fill``, as in the deletion corruptions). The model is read in raw
-coordinates as ``score(x) = sum_j (w_j x_j - D_j) + b'`` (:mod:`robustclf._affine`), where
+coordinates as ``score(x) = sum_j (w_j x_j - D_j) + b'`` (``robustclf._affine``), where
 ``D_j`` is the score contribution a *deleted* feature j keeps, so that deleting j removes the
 term ``w_j x_j - D_j`` exactly as the model scores the corrupted row:
 
@@ -37,7 +37,7 @@ Bounds first, exact solves only where they are needed:
   whose relaxed margin is positive is *certified* correct against every admissible deletion;
 * the **greedy** margin (the paper's greedy adversary) is what a concrete attack achieves: an upper
   bound on ``mu_i``; a row it misclassifies is a worst-case error;
-* the **exact** solver (:func:`robustclf._worst_case.exact_knapsack_deletion`: dynamic programming
+* the **exact** solver (``robustclf._worst_case.exact_knapsack_deletion``: dynamic programming
   for integer values, HiGHS's MILP otherwise) runs only on the (row, class) knapsacks the bounds
   leave open -- for :func:`certified_error` the rows whose *sign* is undecided, for
   :func:`worst_case_margin` the rows whose greedy and relaxed margins differ. For 0/1 feature
@@ -59,7 +59,7 @@ zeros, at their value ``v_j``, wherever ``-y_i D_j > 0``: those gains are the sa
 of a class, so they are sorted once per class and each row scans them only as far as its budget
 reaches (:func:`robustclf._worst_case.csr_deletion_bounds`); the exact solves run on blocks of
 open rows restricted to the columns with a useful item
-(:func:`~robustclf._worst_case.csr_exact_knapsack_deletion`). The numbers are the dense
+(``robustclf._worst_case.csr_exact_knapsack_deletion``). The numbers are the dense
 call's on ``X.toarray()`` (the same items in the same order; sums to round-off); the masks
 are boolean CSR matrices (``csr_array`` for a sparse array input).
 
@@ -269,10 +269,11 @@ def worst_case_margin(
 
     Parameters
     ----------
-    model : fitted linear classifier
-        Anything with ``coef_``, ``intercept_``, ``classes_`` (LinearSVC, LogisticRegression, the
-        library's linear estimators), optionally behind affine scalers and a ``SimpleImputer``
-        in a Pipeline (see :mod:`robustclf._affine` for the steps read exactly; any other step
+    model : classifier
+        A fitted linear classifier: anything with ``coef_``, ``intercept_``, ``classes_``
+        (LinearSVC, LogisticRegression, the library's linear estimators), optionally behind
+        affine scalers and a ``SimpleImputer`` in a Pipeline (see ``robustclf._affine`` for the
+        steps read exactly; any other step
         raises a ValueError). A scikit-learn model without an imputer needs ``fill=0.0``.
     X : {array-like, sparse matrix, dask array, dask DataFrame} of shape (n_samples, n_features)
         Clean rows (finite values). A sparse matrix or array (any format) is certified on its
@@ -291,12 +292,12 @@ def worst_case_margin(
         and "auto" differ only in the default ``time_limit``. False returns the bounds only
         (``exact`` is then known only where they meet on every row).
     time_limit : float or None, default=None
-        Seconds allowed for the exact solves. None means :data:`AUTO_TIME_LIMIT` (30 s) under
+        Seconds allowed for the exact solves. None means ``AUTO_TIME_LIMIT`` (30 s) under
         ``exact="auto"`` and no limit under ``exact=True``. Rows left open when it runs out keep
         their bounds (``lower``, ``upper``), ``exact`` is None, and a ConvergenceWarning says so.
     max_work : float, default=5e7
         Largest dynamic-programming table (entries) for integer values; beyond it the MILP is
-        used (see :func:`robustclf._worst_case.exact_knapsack_deletion`).
+        used (see ``robustclf._worst_case.exact_knapsack_deletion``).
     fill : float, default=np.nan
         What a deletion writes into the raw entry, as the deletion corruptions' ``fill``:
         ``np.nan`` (default) makes it absent, handled as the model handles NaN (see the module
@@ -337,7 +338,7 @@ def certified_error(
     when every row is decided (else the certified bound ``bracket[1]``).
 
     With the default ``exact="auto"`` the spambase case of issue 14 (1,000 rows x 57
-    mutual-information values, budget 5; :func:`robustclf._oracles.worst_case.spambase_case`)
+    mutual-information values, budget 5; ``robustclf._oracles.worst_case.spambase_case``)
     leaves 29 rows undecided by the bounds (greedy 0.310, relaxed 0.339); solving them gives the
     exact 0.314 in about 0.02 s.
 
