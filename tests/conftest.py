@@ -25,6 +25,6 @@ def dask_client():
     pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="1GiB") as cluster:
+                                  dashboard_address=":0", memory_limit="1GiB") as cluster:
         with distributed.Client(cluster) as client:
             yield client
