@@ -367,7 +367,8 @@ class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
             del self.feature_names_in_
 
     def _class_multipliers(self, classes, counts):
-        """``class_weight`` as one multiplier per class (None when there is none)."""
+        """``class_weight`` as one multiplier per class (None when there is none); ``counts``
+        (the class frequencies, needed by ``"balanced"``) may be None for a dict."""
         class_weight = getattr(self, "class_weight", None)
         if class_weight is None:
             return None

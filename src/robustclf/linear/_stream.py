@@ -13,7 +13,6 @@ streams the blocks of a dask array through them.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight
 
@@ -106,7 +105,7 @@ class PartialFitMixin:
                 raise ValueError(
                     f"class_weight={class_weight!r} needs the class frequencies of the "
                     "whole training set: use fit, or give partial_fit a dict of class weights.")
-            per_class = compute_class_weight(class_weight, classes=classes, y=classes)
+            per_class = self._class_multipliers(classes, counts=None)
             weights = weights * per_class[np.searchsorted(classes, y)]
         if not weights.any():
             raise ValueError("sample_weight (times class_weight) is zero for every row of the "
