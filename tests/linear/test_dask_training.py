@@ -179,3 +179,12 @@ def test_explicit_corruption_predicts_lazily(digits):
         out = getattr(model, method)(Xd)
         assert isinstance(out, da.Array)
         np.testing.assert_allclose(out.compute(), getattr(model, method)(X))
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_blockwise_solvers_warn_at_max_iter(digits, solver):
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = digits
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        DropoutSVC(solver=solver, max_iter=1).fit(*_dask(X, y))
