@@ -38,9 +38,6 @@ class EstimatorEntry:
         worst case can be certified (:mod:`robustclf.certify`).
     description : str
         One line for ``robustclf list``.
-    expected_failed_checks : dict, default={}
-        scikit-learn estimator checks this estimator is known to fail, each with its reason;
-        passed to ``parametrize_with_checks`` by the common tests (robust estimators only).
     requires : tuple of str, default=()
         Optional packages the estimator needs (e.g. a conic solver); entries whose packages
         are missing are left out of the demo, the CLI's defaults and the common tests.
@@ -61,7 +58,6 @@ class EstimatorEntry:
     robust: bool
     linear: bool
     description: str
-    expected_failed_checks: dict[str, str] = field(default_factory=dict)
     requires: tuple[str, ...] = ()
     param_grid: dict = field(default_factory=dict)
     threats: tuple[str, ...] | None = None
@@ -204,31 +200,14 @@ _ENTRIES: list[EstimatorEntry] = [
         param_grid={"budget": _BUDGETS},
         description="Perceptron with projections onto the cube against a deleting adversary, "
                     "averaged (Dekel & Shamir 2008, §3), budget 1 (chosen per threat); absent "
-                    "(NaN) entries contribute 0",
-        expected_failed_checks={
-            "check_fit2d_1feature": "budget=1 equals the total value of a single feature, so "
-            "P = V([n]) - N = 0 and Eq. (12) is undefined (ValueError naming budget)",
-            "check_sample_weight_equivalence_on_dense_data": "an online method depends on the "
-            "order of its rows: a row of integer weight k is exactly k presentations, so "
-            "fit(X, sample_weight=k) is fit(X.repeat(k)) bit for bit for rows in the same "
-            "order (tests/linear/test_deletion_weights.py), but the check shuffles the "
-            "weighted rows and not the repeated ones",
-            "check_sample_weight_equivalence_on_sparse_data": "the same as on dense data: "
-            "the sparse path takes the same updates row by row"}),
+                    "(NaN) entries contribute 0"),
     EstimatorEntry(
         "fdrop", _lazy("robustclf.linear", "FDROPClassifier", budget=1.0, C=1.0, tol=1e-4),
         robust=True, linear=True, requires=("clarabel",), threats=("adversarial_deletion",),
         param_grid={"budget": _BUDGETS},
         description="FDROP: hinge loss against deletion of the K most useful features (K=1; "
                     "chosen per threat), exact QP (Globerson & Roweis 2006); absent (NaN) "
-                    "entries contribute 0",
-        expected_failed_checks={
-            name: "the weighted and the repeated fits solve the same QP (objectives equal to "
-            "1e-9 relative, tests/linear/test_fdrop_weights.py), each to Clarabel's interior-"
-            "point accuracy (~1e-8): their decision values differ by ~1e-7 (8e-8 on values up "
-            "to 3), above the check's rtol=1e-7 on every entry"
-            for name in ("check_sample_weight_equivalence_on_dense_data",
-                         "check_sample_weight_equivalence_on_sparse_data")}),
+                    "entries contribute 0"),
     EstimatorEntry(
         "dropout_svc", _lazy("robustclf.linear", "DropoutSVC", q=0.2, C=1.0),
         robust=True, linear=True, threats=("random_deletion",),
@@ -248,13 +227,7 @@ _ENTRIES: list[EstimatorEntry] = [
         robust=True, linear=False, threats=("random_deletion", "group_deletion"),
         param_grid={"C": _C3},
         description="geometric-margin SVM for absent (NaN) features, linear kernel, 2 scaling "
-                    "updates (Chechik et al. 2007); C chosen per threat",
-        expected_failed_checks={
-            "check_sample_weight_equivalence_on_dense_data": "weights are exact (C w_i in "
-            "every SVM solve), but libsvm stops at svm_tol=1e-3 and this check compares at "
-            "rtol 1e-7: it passes with svm_tol=1e-10 (10 s); tests/missing/"
-            "test_missing_weights_and_nan.py checks weights against repeated rows at "
-            "svm_tol=1e-9"}),
+                    "updates (Chechik et al. 2007); C chosen per threat"),
     EstimatorEntry(
         "featureboost",
         _lazy("robustclf.ensemble", "FeatureBoostClassifier", n_estimators=20,
@@ -263,12 +236,7 @@ _ENTRIES: list[EstimatorEntry] = [
         param_grid={"n_estimators": [10, 30]},
         description="FeatureBoost over decision trees, 20 experts, soft vote (O'Sullivan et al. "
                     "2000); the demo and the benchmark pass the data's feature groups "
-                    "(`groups=`) when it has them; absent (NaN) entries handled by the trees",
-        expected_failed_checks={
-            "check_sample_weight_equivalence_on_dense_data": "randomised: a weight-k row is "
-            "drawn like k copies, but the check shuffles the weighted rows, so the draws "
-            "differ; equal in distribution only (exact for rows repeated in place, tested in "
-            "tests/ensemble)"}),
+                    "(`groups=`) when it has them; absent (NaN) entries handled by the trees"),
     EstimatorEntry(
         "rolr", _lazy("robustclf.linear", "RobustLogisticRegression", outlier_fraction=0.1),
         robust=True, linear=True, threats=("training_outliers",),

@@ -3,7 +3,6 @@
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robustclf.experiments import _chen_common, get_experiment
 from robustclf.experiments._chen_common import BASELINES, FreeBiasLinearSVC, make_estimator
@@ -121,11 +120,6 @@ def test_free_bias_svc_gram_and_linear_kernel_paths_agree(monkeypatch):
     np.testing.assert_allclose(direct.coef_, gram.coef_, atol=1e-6)
     np.testing.assert_allclose(direct.intercept_, gram.intercept_, atol=1e-6)
     np.testing.assert_array_equal(direct.n_iter_, gram.n_iter_)
-
-
-@parametrize_with_checks([FreeBiasLinearSVC()])
-def test_free_bias_svc_is_a_scikit_learn_classifier(estimator, check):
-    check(estimator)
 
 
 def test_free_bias_svc_two_classes_and_bad_input():

@@ -8,7 +8,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robustclf.certify import certified_error
 from robustclf.datasets import make_label_copies
@@ -150,20 +149,3 @@ def test_iteration_limit_warns(blobs):
         DeletionRobustLP(budget=1, max_iter=1).fit(X, y)
 
 
-# Eq. (4)'s optimum is not unique: on the check's 15 rows x 30 features it is 0, and every (w, b)
-# in the box that separates the rows robustly is optimal. Weighted and repeated fits reach the
-# same optimal value (1e-15), at different optimal vertices (decision values differ by up to 56).
-# tests/linear/test_deletion_weights.py checks the value, and that the weighted solution is
-# optimal for the repeated rows.
-_NOT_UNIQUE = ("Eq. (4)'s optimum is not unique (the check's data: optimum 0, a polytope of "
-               "optimal (w, b)); weighted and repeated fits reach the same value at different "
-               "optimal points")
-
-
-@parametrize_with_checks([DeletionRobustLP()], expected_failed_checks=lambda est: {
-    "check_sample_weight_equivalence_on_dense_data": _NOT_UNIQUE,
-    "check_sample_weight_equivalence_on_sparse_data": _NOT_UNIQUE})
-def test_sklearn_checks_exact_solvers(estimator, check):
-    """The registry's entry runs the subgradient solver; the default exact solver passes too,
-    except the sample-weight equivalence (the optimum is not unique)."""
-    check(estimator)

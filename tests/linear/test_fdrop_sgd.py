@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robustclf.linear._fdrop_sgd import (
     _best_intercept,
@@ -164,25 +163,3 @@ def test_bad_parameters(params, match):
     X, s = _data(m=20)
     with pytest.raises(ValueError, match=match):
         FDROPClassifier(solver="sgd", **params).fit(X, s)
-
-
-# budget 0.5, not the registry's 1: on the checks' 3-class blobs (2 features) K = 1 makes the
-# optimum of two one-vs-rest problems the constant classifier (exact objective 200.0000002, from
-# a w of order 1e-7 whose argmax still scores 0.88); sgd returns w = 0 there (objective 200.0),
-# whose predictions are ties (0.62 < the check's 0.83).
-# sample-weight equivalence: a weight-k row and k copies of it give the same objective but
-# different mini-batches, hence different iterates (tests/linear/test_fdrop_weights.py checks
-# what holds: objective, certificate, zero weight = row removed)
-_STOCHASTIC = ("stochastic subgradient: a weight-k row and k copies of it define the same "
-               "objective, not the same mini-batches")
-
-
-@parametrize_with_checks([FDROPClassifier(budget=0.5, solver="sgd", max_iter=20,
-                                          random_state=0)],
-                         expected_failed_checks=lambda est: {
-                             "check_sample_weight_equivalence_on_dense_data": _STOCHASTIC,
-                             "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC})
-def test_sklearn_checks_sgd(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)

@@ -312,7 +312,7 @@ class PerPatternSVC(ClassifierMixin, BaseEstimator):
     with a single class predicts that class. A row whose pattern never occurred in training is
     classified by a fallback SVM fitted on all training rows with NaN read as 0 (the zero-fill
     SVM), so prediction never fails on a new pattern. A pattern with no observed feature
-    predicts its majority class. Binary labels only.
+    predicts its majority class. Several classes are handled by each SVC (one-vs-one).
 
     Parameters
     ----------
@@ -333,6 +333,11 @@ class PerPatternSVC(ClassifierMixin, BaseEstimator):
     def __init__(self, C: float = 1.0):
         self.C = C
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True      # NaN marks an absent feature: the method's input
+        return tags
+
     def _svc(self):
         return SVC(kernel="linear", C=self.C, max_iter=SVC_MAX_ITER)
 
@@ -340,8 +345,6 @@ class PerPatternSVC(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"PerPatternSVC is binary; y has {self.classes_.size} classes.")
         check_positive(self.C, "C")
         observed = ~np.isnan(X)
         self.patterns_, inverse = np.unique(observed, axis=0, return_inverse=True)
