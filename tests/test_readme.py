@@ -69,3 +69,14 @@ def test_readme_names_every_public_estimator():
 @pytest.mark.parametrize("flag", ["--fast"])
 def test_readme_demo_flags_exist(flag):
     assert f"robustclf demo [--output DIR] [{flag}]" in README.read_text(encoding="utf-8")
+
+
+def test_ci_runs_the_readme_commands_verbatim():
+    """CI runs the README's test and documentation commands as a user would type them."""
+    ci = (Path(__file__).parents[1] / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    commands = [body.strip() for lang, body in _blocks() if lang == "sh"
+                and body.strip().startswith("test -x .venv/bin/python")]
+    tests = [c for c in commands if c.endswith("-m pytest")]
+    docs = [c for c in commands if "sphinx-build" in c]
+    assert len(tests) == 1 and len(docs) == 1
+    assert tests[0] in ci and docs[0] in ci
