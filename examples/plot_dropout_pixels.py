@@ -11,7 +11,7 @@ copy. This example compares :class:`~robustclf.DropoutSVC` and
 the clean pixels, as test pixels of scikit-learn's digits are deleted at random.
 
 The two SVM baselines differ only in their intercept: scikit-learn's
-:class:`~sklearn.svm.LinearSVC` penalises it like a weight (what a scikit-learn user gets), the
+``LinearSVC`` penalises it like a weight (what a scikit-learn user gets), the
 SVM of the paper leaves it free. The reproduction of Chen et al.'s MNIST experiment found that
 this one difference can decide which model wins at high deletion (see
 :doc:`/reproduction/chen`), so both are shown.

@@ -66,7 +66,7 @@ print(f"CSR {csr_bytes(X_train) / 1e6:.1f} MB; the same matrix dense in float64:
 # %%
 # Fit on the sparse matrix, measuring time and memory
 # ---------------------------------------------------
-# :mod:`tracemalloc` records the peak of the memory numpy and scipy allocate while ``fit`` runs.
+# ``tracemalloc`` records the peak of the memory numpy and scipy allocate while ``fit`` runs.
 # The dropout models solve their objective by Newton's method with conjugate gradients on the
 # sparse matrix products (``solver="auto"``); the baseline is scikit-learn's logistic regression
 # with its ``C`` chosen by 3-fold cross-validation (:class:`~sklearn.model_selection.GridSearchCV`)
