@@ -188,3 +188,22 @@ def test_blockwise_solvers_warn_at_max_iter(digits, solver):
     X, y = digits
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         DropoutSVC(solver=solver, max_iter=1).fit(*_dask(X, y))
+
+
+def test_parquet_columns_selected_from_small_files(digits, tmp_path):
+    """A label column and feature columns selected from ``read_parquet`` of small files, which
+    dask fuses into fewer partitions than files (dask #12411 broke ``lengths=True`` there)."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    X, y = digits
+    frame = pd.DataFrame(X, columns=[f"px{j}" for j in range(X.shape[1])]).assign(label=y)
+    for i, part in enumerate(np.array_split(np.arange(len(frame)), 9)):
+        frame.iloc[part].to_parquet(tmp_path / f"part{i}.parquet")
+    ddf = dd.read_parquet(tmp_path)
+    features = ddf.drop(columns="label")
+    blocks = DropoutLogisticRegression(tol=1e-10).fit(features, ddf["label"])
+    memory = DropoutLogisticRegression(tol=1e-10).fit(frame.drop(columns="label"), y)
+    assert _relative(blocks.coef_, memory.coef_) < 1e-6
+    np.testing.assert_array_equal(blocks.feature_names_in_, memory.feature_names_in_)
+    np.testing.assert_array_equal(np.asarray(blocks.predict(features).compute()),
+                                  memory.predict(frame.drop(columns="label")))

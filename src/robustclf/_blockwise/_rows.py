@@ -72,7 +72,9 @@ def as_row_blocks(X, name: str = "X"):
         columns = list(X.columns)
         if columns and all(isinstance(c, str) for c in columns):
             feature_names = np.asarray(columns, dtype=object)
-        X = X.to_dask_array(lengths=True)
+        # lengths come from the array graph itself (compute_chunk_sizes below): a frame whose
+        # small partitions dask fuses reports per-file lengths (dask #12411)
+        X = X.to_dask_array()
     if not isinstance(X, da.Array):
         raise TypeError(f"{name} must be a dask array or DataFrame, got {type(X).__name__}.")
     if X.ndim != 2:
@@ -96,7 +98,7 @@ def _as_row_vector(v, chunks, name: str):
     if v is None:
         return None
     if _is_frame(v):
-        v = v.to_dask_array(lengths=True)
+        v = v.to_dask_array().compute_chunk_sizes()
     if not isinstance(v, da.Array):
         v = np.asarray(v)
         if v.ndim == 2 and v.shape[1] == 1:
