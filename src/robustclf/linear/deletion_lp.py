@@ -142,7 +142,12 @@ default="uniform"
         Parallel jobs (joblib) over classes (one-vs-rest) and chunks.
     random_state : None, int or Generator, default=None
         Shuffles the chunks and the subgradient's mini-batches (also those of the cutting
-        planes' warm start; the exact optimum does not depend on it).
+        planes' warm start). The optimal value does not depend on it, but the solution
+        returned can when Eq. (4) has several optima, e.g. on separable training data
+        (optimum 0, reached by the warm start): at ``budget=0`` on a stratified half of
+        ``make_label_copies(1000, random_state=0)``, seeds 0-5 all reach objective 0 and one
+        of them predicts 2 of the other 500 rows differently. Fix it for a reproducible
+        model.
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, scikit-learn's meaning: the slack (robust hinge loss) of every
         row of class ``k`` is multiplied by ``class_weight[k]`` (in every one-vs-rest problem,
