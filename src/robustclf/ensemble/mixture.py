@@ -85,6 +85,20 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
     ----------
     .. [1] J. O'Sullivan, J. Langford, R. Caruana and A. Blum. FeatureBoost: a meta-learning
        algorithm that improves model robustness. ICML 2000, §5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from robustclf import MixtureOfExpertsClassifier
+    >>> from robustclf.datasets import make_threshold
+    >>> X, y, groups, t = make_threshold(100, random_state=0, return_threshold=True)
+    >>> X_test, y_test, _ = make_threshold(300, threshold=t, random_state=1)
+    >>> clf = MixtureOfExpertsClassifier(DecisionTreeClassifier(), n_estimators=5,
+    ...                                  random_state=0).fit(X, y)
+    >>> X_test[:, groups[-1]] = np.nan  # the "value" encoding is absent
+    >>> round(clf.score(X_test, y_test), 2)
+    1.0
     """
 
     def __init__(self, estimator=None, n_estimators=20, *, voting="hard", n_jobs=None,

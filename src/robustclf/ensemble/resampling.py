@@ -85,6 +85,18 @@ class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
         How often each training row is in the resample.
     column_means_ : ndarray of shape (n_features,)
         (Weighted) training means, given for absent entries when the learner rejects NaN.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import AdaBoostClassifier
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> from robustclf import WeightResamplingClassifier
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> knn = WeightResamplingClassifier(KNeighborsClassifier(), random_state=0)
+    >>> ada = AdaBoostClassifier(knn, n_estimators=5, random_state=0).fit(X, y)
+    >>> round(ada.score(X, y), 2)
+    1.0
     """
 
     def __init__(self, estimator, *, max_samples=None, random_state=None, nan_policy="absent"):

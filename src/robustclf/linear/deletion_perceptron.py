@@ -514,6 +514,17 @@ default="uniform"
     References
     ----------
     O. Dekel and O. Shamir. Learning to classify with missing and corrupted features. ICML 2008.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustclf import DeletionRobustPerceptron
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = DeletionRobustPerceptron(budget=1, n_epochs=5, random_state=0).fit(X, y)
+    >>> clf.coef_.shape
+    (1, 5)
+    >>> round(clf.score(X, y), 2)
+    0.89
     """
 
     def __init__(self, *, budget=1.0, feature_values="uniform", margin=1.0, weight_bound=10.0,

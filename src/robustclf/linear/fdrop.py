@@ -398,6 +398,17 @@ class FDROPClassifier(LinearClassifierBase):
 
     O. Shamir and T. Zhang. Stochastic gradient descent for non-smooth optimization: convergence
     results and optimal averaging schemes. ICML 2013 (polynomial-decay averaging).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustclf import FDROPClassifier
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = FDROPClassifier(budget=1).fit(X, y)
+    >>> clf.coef_.shape
+    (1, 5)
+    >>> round(clf.score(X, y), 2)
+    0.87
     """
 
     def __init__(self, *, budget=1.0, C=1.0, fit_intercept=True, solver="auto", tol=None,

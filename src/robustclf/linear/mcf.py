@@ -163,6 +163,17 @@ class MCFClassifier(LinearClassifierBase):
     ----------
     L. van der Maaten, M. Chen, S. Tyree and K. Q. Weinberger. Learning with marginalized
     corrupted features. ICML 2013.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from robustclf import MCFClassifier
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = MCFClassifier(q=0.3).fit(X, y)
+    >>> clf.coef_.shape
+    (1, 5)
+    >>> round(clf.score(X, y), 2)
+    0.9
     """
 
     def __init__(self, *, loss: str = "quadratic", C: float = 1.0, noise="dropout",
@@ -463,6 +474,19 @@ class ExplicitCorruptionClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEsti
     n_features_in_ : int
     n_iter_ : int or ndarray
         The fitted estimator's ``n_iter_`` (None when it has none).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from robustclf import ExplicitCorruptionClassifier
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = ExplicitCorruptionClassifier(LogisticRegression(), q=0.3, n_copies=8,
+    ...                                    random_state=0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> round(clf.score(X, y), 2)
+    0.92
     """
 
     def __init__(self, estimator=None, *, noise="dropout", q: float | None = None,

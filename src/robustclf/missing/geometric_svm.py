@@ -243,6 +243,20 @@ class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
     ----------
     G. Chechik, G. Heitz, G. Elidan, P. Abbeel and D. Koller. Max-margin classification of
     incomplete data. NIPS 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf import GeometricMarginSVC
+    >>> from robustclf.datasets import make_structurally_missing
+    >>> X, y = make_structurally_missing(100, random_state=0)
+    >>> bool(np.isnan(X).any())
+    True
+    >>> clf = GeometricMarginSVC().fit(X, y)
+    >>> clf.classes_
+    array([-1,  1])
+    >>> round(clf.score(X, y), 2)
+    0.87
     """
 
     def __init__(self, *, C: float = 1.0, kernel: str | Callable = "linear", degree: int = 2,

@@ -57,6 +57,22 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has feature names that are all strings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf import GroupMissingIndicator
+    >>> X = np.array([[1.0, 2.0, np.nan, np.nan],
+    ...               [1.0, 2.0, 3.0, 4.0],
+    ...               [np.nan, 2.0, 3.0, 4.0]])
+    >>> ind = GroupMissingIndicator().fit(X)
+    >>> ind.transform(X)
+    array([[0., 1., 0.],
+           [0., 0., 0.],
+           [1., 0., 0.]])
+    >>> ind.get_feature_names_out()
+    array(['missing_x0', 'missing_x2+x3', 'missing_any_of_unseen'],
+          dtype=object)
     """
 
     def __sklearn_tags__(self):
@@ -187,6 +203,21 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has feature names that are all strings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf import GaussianMixtureImputer
+    >>> X = np.array([[1.0, 2.0], [1.1, np.nan], [0.9, 2.1],
+    ...               [5.0, 6.0], [np.nan, 6.2], [5.2, 6.1]])
+    >>> imp = GaussianMixtureImputer(n_components=2, random_state=0).fit(X)
+    >>> np.round(imp.transform(X), 1)
+    array([[1. , 2. ],
+           [1.1, 2.1],
+           [0.9, 2.1],
+           [5. , 6. ],
+           [5.1, 6.2],
+           [5.2, 6.1]])
     """
 
     def __init__(self, n_components: int = 5, *, tol: float = 1e-3, max_iter: int = 1000,

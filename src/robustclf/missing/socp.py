@@ -175,6 +175,18 @@ class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has feature names that are all strings.
+
+    Examples
+    --------
+    >>> from robustclf import GeometricMarginSeparableSVC
+    >>> from robustclf.datasets import make_structurally_missing
+    >>> X, y = make_structurally_missing(40, n_blocks=2, block_size=2, margin=0.5,
+    ...                                  noise_std=0.0, random_state=0)
+    >>> clf = GeometricMarginSeparableSVC().fit(X, y)
+    >>> clf.score(X, y)
+    1.0
+    >>> round(clf.margin_, 2)
+    0.54
     """
 
     def __init__(self, *, fit_intercept: bool = True, tol: float = 1e-4,
