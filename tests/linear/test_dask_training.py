@@ -207,3 +207,30 @@ def test_parquet_columns_selected_from_small_files(digits, tmp_path):
     np.testing.assert_array_equal(blocks.feature_names_in_, memory.feature_names_in_)
     np.testing.assert_array_equal(np.asarray(blocks.predict(features).compute()),
                                   memory.predict(frame.drop(columns="label")))
+    assert blocks.score(features, ddf["label"]) == pytest.approx(
+        memory.score(frame.drop(columns="label"), y), abs=1e-15)
+
+
+def test_score_on_dask_counts_per_chunk(digits):
+    """``score`` on dask input (arrays, weights, a DataFrame of unknown partition lengths)
+    equals the in-memory accuracy, for linear models and the others."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from robustclf import WeightResamplingClassifier
+
+    pd = pytest.importorskip("pandas")
+    X, y = digits
+    weights = np.random.default_rng(2).uniform(0.0, 2.0, X.shape[0])
+    Xd, yd = _dask(X, y)
+    for model in (DropoutSVC().fit(X, y),
+                  WeightResamplingClassifier(DecisionTreeClassifier(max_depth=4),
+                                             random_state=0).fit(X, y)):
+        assert model.score(Xd, yd) == pytest.approx(model.score(X, y), abs=1e-15)
+        assert model.score(Xd, y, sample_weight=da.from_array(weights, chunks=300)) == \
+            pytest.approx(model.score(X, y, sample_weight=weights), rel=1e-12)
+    frame = pd.DataFrame(X, columns=[f"px{j}" for j in range(X.shape[1])])
+    named = DropoutLogisticRegression().fit(frame, y)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    assert named.score(ddf, y) == pytest.approx(named.score(frame, y), abs=1e-15)
+    with pytest.raises(ValueError, match="y has 10 entries but X has 900 rows"):
+        named.score(ddf, y[:10])

@@ -17,6 +17,9 @@ This package gives those shapes once, for every caller, one module a job:
 * :mod:`._state` -- :class:`StatefulRowChunks`, row chunks each with a state kept where the
   chunk is processed, for iterations whose row-level vectors must stay with the rows (RoLR's
   dual iterates); the same tree sum;
+* :mod:`._score` -- labels and weights cut like the rows of ``X`` (:func:`align_rows`) and the
+  accuracy counted per chunk (:func:`count_correct`, :class:`BlockwiseScoreMixin`, the
+  estimators' ``score`` on dask input);
 * :mod:`._select` -- exact order statistics and capped-sum roots of values spread over the
   chunks (medians, trimmed sums, the shift of a projection onto a capped simplex), refined by
   passes over the chunks without gathering the values.
@@ -27,7 +30,9 @@ and pass it functions of numpy (or scipy.sparse) chunks, the same per-row algebr
 
 from ._map import blockwise_method, map_rows
 from ._rows import SPLIT_EVERY, RowBlocks, add_parts, as_row_blocks, is_dask_collection, tree_sum
+from ._score import BlockwiseScoreMixin, align_rows, count_correct
 from ._state import StatefulRowChunks
 
-__all__ = ["SPLIT_EVERY", "RowBlocks", "StatefulRowChunks", "add_parts", "as_row_blocks",
-           "blockwise_method", "is_dask_collection", "map_rows", "tree_sum"]
+__all__ = ["SPLIT_EVERY", "BlockwiseScoreMixin", "RowBlocks", "StatefulRowChunks", "add_parts",
+           "align_rows", "as_row_blocks", "blockwise_method", "count_correct",
+           "is_dask_collection", "map_rows", "tree_sum"]

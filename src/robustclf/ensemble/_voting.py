@@ -40,7 +40,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._blockwise import blockwise_method
+from .._blockwise import BlockwiseScoreMixin, blockwise_method
 from .._validation import check_option
 from ._sampling import checked_weights, weighted_nanmean
 
@@ -112,7 +112,7 @@ def _estimator_has_proba(self) -> bool:
     return self.voting == "soft" and hasattr(default_estimator(self.estimator), "predict_proba")
 
 
-class VotingEnsembleMixin(ClassifierMixin, BaseEstimator):
+class VotingEnsembleMixin(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
     """Prediction of a weighted vote of sub-models on feature subsets (private base class).
 
     Subclasses declare ``nan_policy`` in ``__init__`` and call :meth:`_finish_fit`.

@@ -11,7 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._blockwise import blockwise_method
+from .._blockwise import BlockwiseScoreMixin, blockwise_method
 from .._validation import check_generator, check_option
 from ._sampling import checked_weights, weighted_nanmean
 from ._voting import NAN_POLICIES
@@ -38,7 +38,7 @@ def residual_counts(expected: np.ndarray, size: int, rng: np.random.Generator) -
     return counts
 
 
-class WeightResamplingClassifier(ClassifierMixin, BaseEstimator):
+class WeightResamplingClassifier(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
     """Fit a classifier on a resample drawn in proportion to the sample weights.
 
     AdaBoost needs ``fit(X, y, sample_weight)``. For learners without it (k-nearest neighbours)

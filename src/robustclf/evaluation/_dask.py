@@ -22,7 +22,8 @@ import functools
 
 import numpy as np
 
-from .._blockwise import RowBlocks, as_row_blocks, is_dask_collection, map_rows
+from .._blockwise import as_row_blocks, is_dask_collection, map_rows
+from .._blockwise._score import align_rows, count_correct
 
 __all__: list[str] = []
 
@@ -43,11 +44,8 @@ def check_dask_data(X, y, *, X_name: str = "X", y_name: str = "y",
     Returns ``(X, y)``: ``X`` a dask array chunked along rows only (columns joined), or the
     dask DataFrame unchanged; ``y`` a 1-D dask array with one chunk per row chunk (partition)
     of ``X``. A DataFrame's partition lengths are computed once here (one pass over its index)
-    unless ``y`` already has one chunk per partition.
+    unless ``y`` already has one chunk per partition (:func:`robustclf._blockwise.align_rows`).
     """
-    import dask.array as da
-    import dask.dataframe as dd
-
     if _is_frame(X):
         n_columns = len(X.columns)
     else:
@@ -57,50 +55,7 @@ def check_dask_data(X, y, *, X_name: str = "X", y_name: str = "y",
         raise ValueError(
             f"{X_name} has {n_columns} features, but {n_features} were expected "
             "(the number of features of the training data).")
-    if isinstance(y, dd.DataFrame | dd.Series):
-        if y.ndim == 2 and len(y.columns) != 1:
-            raise ValueError(f"{y_name} must be 1-D, got a dask DataFrame of "
-                             f"{len(y.columns)} columns.")
-        y = y.to_dask_array()
-        y = y.ravel() if y.ndim == 2 else y
-    if not is_dask_collection(y):
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        if y.ndim != 1:
-            raise ValueError(f"{y_name} must be 1-D, got shape {y.shape}.")
-    elif y.ndim != 1:
-        raise ValueError(f"{y_name} must be 1-D, got a dask array of shape {y.shape}.")
-    if not _is_frame(X):
-        return X, RowBlocks.from_inputs(X, y).y
-    if isinstance(y, da.Array) and y.numblocks[0] == X.npartitions:
-        return X, y
-    lengths = tuple(int(v) for v in X.map_partitions(len).compute())
-    if isinstance(y, da.Array) and any(np.isnan(c) for c in y.chunks[0]):
-        y = y.compute_chunk_sizes()
-    if y.shape[0] != sum(lengths):
-        raise ValueError(f"{y_name} has {y.shape[0]} entries but {X_name} has {sum(lengths)} "
-                         "rows.")
-    y = y.rechunk((lengths,)) if isinstance(y, da.Array) else da.from_array(y, chunks=(lengths,))
-    return X, y
-
-
-def _count_correct(X, y, w, model):
-    """``[correct predictions, rows]`` of one chunk, by the model's own ``predict``."""
-    if len(y) != X.shape[0]:
-        raise ValueError(f"a chunk of y has {len(y)} labels but its chunk of X has "
-                         f"{X.shape[0]} rows.")
-    predicted = np.asarray(model.predict(X))
-    return np.array([np.count_nonzero(predicted == y), len(y)], dtype=np.int64)
-
-
-def count_correct(model, X, y) -> tuple[int, int]:
-    """Correct predictions of ``model`` on the dask ``X`` and the number of rows, one pass."""
-    from dask import delayed
-
-    # a DataFrame's partitions reach the model as pandas DataFrames (named columns kept)
-    correct, n = RowBlocks(X, y).reduce(_count_correct, delayed(model, pure=True))
-    return int(correct), int(n)
+    return X, align_rows(X, y, X_name=X_name, name=y_name)
 
 
 def dask_score(scorer, name: str, model, X, y, **kwargs) -> float:
@@ -112,7 +67,7 @@ def dask_score(scorer, name: str, model, X, y, **kwargs) -> float:
     """
     if name in COUNTED_SCORERS and not kwargs:
         correct, n = count_correct(model, X, y)
-        return correct / n if n else float("nan")
+        return float(correct / n) if n else float("nan")
     y = np.asarray(y.compute() if is_dask_collection(y) else y)
     return scorer(_GatheredModel(model), X, y, **kwargs)
 

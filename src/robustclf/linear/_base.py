@@ -35,7 +35,12 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._blockwise import RowBlocks, blockwise_method, is_dask_collection
+from .._blockwise import (
+    BlockwiseScoreMixin,
+    RowBlocks,
+    blockwise_method,
+    is_dask_collection,
+)
 from .._compat import LinearClassifierMixin, validate_data
 from .._convergence import warn_not_converged
 from .._validation import check_option
@@ -205,7 +210,7 @@ class ChunkReader:
         return X, Y, weights
 
 
-class LinearClassifierBase(LinearClassifierMixin, BaseEstimator):
+class LinearClassifierBase(BlockwiseScoreMixin, LinearClassifierMixin, BaseEstimator):
     """Base of the library's linear classifiers: a template ``fit`` and prediction from ``coef_``.
 
     Subclasses implement

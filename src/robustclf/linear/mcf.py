@@ -28,7 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._blockwise import blockwise_method
+from .._blockwise import BlockwiseScoreMixin, blockwise_method
 from .._convergence import warn_not_converged
 from .._validation import (
     check_bool,
@@ -429,7 +429,8 @@ def _estimator_has(attr):
     return check
 
 
-class ExplicitCorruptionClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class ExplicitCorruptionClassifier(BlockwiseScoreMixin, MetaEstimatorMixin, ClassifierMixin,
+                                   BaseEstimator):
     """Any classifier trained on ``n_copies`` corrupted copies of the data (explicit corruption).
 
     The finite-sample counterpart of the marginalised fits (Chen et al. 2014, Eq. 2; "virtual"

@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._blockwise import blockwise_method
+from .._blockwise import BlockwiseScoreMixin, blockwise_method
 from .._compat import validate_data
 from .._convergence import warn_not_converged
 from .._validation import (
@@ -43,7 +43,7 @@ def _scale_gamma(X0: np.ndarray, weights: np.ndarray | None) -> float:
     return 1.0 / (X0.shape[1] * var) if var > 0 else 1.0
 
 
-class GeometricMarginSVC(ClassifierMixin, BaseEstimator):
+class GeometricMarginSVC(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
     """SVM whose margin is measured in each instance's own subspace (Chechik et al. 2007).
 
     NaN in ``X`` means *absent* (structurally missing, not unobserved). The instance margin of

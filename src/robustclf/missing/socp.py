@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._blockwise import blockwise_method
+from .._blockwise import BlockwiseScoreMixin, blockwise_method
 from .._compat import validate_data
 from .._convergence import warn_not_converged
 from .._validation import check_bool, check_int, check_option, check_real
@@ -113,7 +113,7 @@ def _distinct_constraints(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.
 _SLACK_CERTIFIED = 1e-7  # 10x Clarabel's absolute gap tolerance on the worst slack
 
 
-class GeometricMarginSeparableSVC(ClassifierMixin, BaseEstimator):
+class GeometricMarginSeparableSVC(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
     """Maximum geometric margin (Eq. 3-4) for linearly separable incomplete data (binary).
 
     Eq. (4), ``max gamma s.t. y_i (w.x_i + b) >= gamma ||w^(i)||``, is a convex feasibility
