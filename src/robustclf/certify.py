@@ -136,6 +136,21 @@ class WorstCaseMargins:
         True for 0/1 feature values and an integer budget (Dekel & Shamir, Lemma 1(b)).
     tolerance : ndarray of shape (n_samples,)
         Round-off scale of each row's margin: margins ``<= tolerance`` count as errors.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from robustclf.certify import worst_case_margin
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> wc = worst_case_margin(clf, X, y, budget=1, fill=0.0)
+    >>> wc.relaxation_is_exact, wc.exact is not None
+    (True, True)
+    >>> bool((wc.lower <= wc.upper).all())
+    True
+    >>> round(float((wc.exact <= wc.tolerance).mean()), 2)
+    0.22
     """
 
     relaxed: np.ndarray
@@ -178,6 +193,19 @@ class CertifiedError:
         found (greedy or exact solver) and the certified bound. Both equal ``error`` when exact.
     n_undecided : int
         Rows whose worst-case outcome is still open (0 when exact).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from robustclf.certify import certified_error
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> result = certified_error(clf, X, y, budget=1, fill=0.0)
+    >>> result.is_exact, round(result.error, 2)
+    (True, 0.22)
+    >>> result.bracket
+    (0.22, 0.22)
     """
 
     error: float
@@ -314,6 +342,20 @@ def worst_case_margin(
         ``attack_mask``, ``exact_mask``) are lazy boolean dask arrays with ``X``'s row chunks
         (sparse chunks for sparse chunks), each chunk's attack recomputed when they are
         computed (identical unless a time limit cut the exact solves short).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from robustclf.certify import worst_case_margin
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> wc = worst_case_margin(clf, X, y, budget=2, fill=0.0)
+    >>> np.round(wc.exact[:3], 2)
+    array([ 0.44, -1.03,  0.84])
+    >>> wc.exact_mask[:3].sum(axis=1)
+    array([2, 2, 2])
     """
     if is_dask_collection(X):
         return _dask_worst_case_margin(model, X, y, budget, feature_values, exact=exact,
@@ -345,6 +387,16 @@ def certified_error(
     A dask ``X`` (array or DataFrame) is certified chunk by chunk, one pass over the data: each
     chunk returns its counts (errors forced, rows certified, rows undecided) and only these
     are added up, so ``X`` is never gathered; ``time_limit`` then applies to each chunk.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from robustclf.certify import certified_error
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> [round(certified_error(clf, X, y, budget=b, fill=0.0).error, 2) for b in (0, 1, 2)]
+    [0.06, 0.22, 0.52]
     """
     if is_dask_collection(X):
         return _dask_certified_error(model, X, y, budget, feature_values, exact=exact,

@@ -60,6 +60,17 @@ def mutual_info_values(X, y, sample_weight=None) -> np.ndarray:
     column is a sorted list of its non-zeros plus one zero entry, all columns in one sort of
     ``nnz + n_features`` entries (``_sparse_scores``); memory O((nnz + n) K), never O(m n).
     Same values as the dense computation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.feature_values import mutual_info_values
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, size=200)
+    >>> X = np.column_stack([y + 0.1 * rng.normal(size=200), rng.normal(size=200), np.ones(200)])
+    >>> values = mutual_info_values(X, y)
+    >>> np.round(values, 2), round(float(values.sum()), 2)
+    (array([2.96, 0.04, 0.  ]), 3.0)
     """
     X = check_matrix(X, accept_sparse=True)
     y = check_labels(y, X.shape[0])
@@ -161,6 +172,19 @@ def resolve_feature_values(feature_values, X=None, y=None, sample_weight=None) -
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights of the training data, used by ``"mutual_info"`` (the weighted mutual
         information, :func:`mutual_info_values`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.feature_values import resolve_feature_values
+    >>> X = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
+    >>> y = np.array([0, 1, 0, 1])
+    >>> resolve_feature_values("uniform", X)
+    array([1., 1.])
+    >>> resolve_feature_values("mutual_info", X, y)
+    array([2., 0.])
+    >>> resolve_feature_values([2, 0.5])
+    array([2. , 0.5])
     """
     if isinstance(feature_values, str) and feature_values == "mutual_info":
         if X is None or y is None:

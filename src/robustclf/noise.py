@@ -66,6 +66,21 @@ class NoiseModel(BaseEstimator):
         True if corrupted copies of a sparse ``X`` stay sparse (only non-zero entries are noisy).
     nonnegative_input : bool
         True if the model is only defined for ``X >= 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.noise import NoiseModel, make_noise
+    >>> noise = make_noise("dropout", q=0.5)
+    >>> isinstance(noise, NoiseModel), noise.level_param, noise.keeps_sparsity
+    (True, 'q', True)
+    >>> X = np.array([[1.0, 2.0], [0.0, 4.0]])
+    >>> noise.mean(X)
+    array([[1., 2.],
+           [0., 4.]])
+    >>> noise.variance(X)
+    array([[ 1.,  4.],
+           [ 0., 16.]])
     """
 
     level_param: ClassVar[str | None] = None
@@ -349,6 +364,19 @@ class DropoutNoise(NoiseModel):
     ----------
     q : float in [0, 1), default=0.5
         Probability that an entry is deleted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.noise import DropoutNoise
+    >>> noise = DropoutNoise(q=0.5)
+    >>> X_tilde = noise.sample(np.ones((1000, 3)), random_state=0)
+    >>> np.unique(X_tilde)
+    array([0., 2.])
+    >>> np.round(X_tilde.mean(axis=0), 1)
+    array([1., 1., 1.])
+    >>> noise.variance(np.array([[1.0, 2.0]]))
+    array([[1., 4.]])
     """
 
     level_param = "q"
@@ -410,6 +438,17 @@ class GaussianNoise(_AdditiveNoise):
     ----------
     sigma : float >= 0, default=1.0
         Standard deviation of the noise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.noise import GaussianNoise
+    >>> noise = GaussianNoise(sigma=0.5)
+    >>> X_tilde = noise.sample(np.zeros((1000, 2)), random_state=0)
+    >>> np.round(X_tilde.std(axis=0), 1)
+    array([0.5, 0.5])
+    >>> noise.variance(np.array([[1.0, 2.0]]))
+    array([[0.25, 0.25]])
     """
 
     level_param = "sigma"
@@ -443,6 +482,17 @@ class LaplaceNoise(_AdditiveNoise):
     ----------
     scale : float >= 0, default=1.0
         Scale (diversity) of the Laplace distribution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.noise import LaplaceNoise
+    >>> noise = LaplaceNoise(scale=0.5)
+    >>> X_tilde = noise.sample(np.zeros((1000, 2)), random_state=0)
+    >>> np.round(X_tilde.var(axis=0), 1)
+    array([0.5, 0.5])
+    >>> noise.variance(np.array([[1.0, 2.0]]))
+    array([[0.5, 0.5]])
     """
 
     level_param = "scale"
@@ -478,6 +528,17 @@ class PoissonNoise(NoiseModel):
 
     The model has no level parameter (van der Maaten et al. 2013, Table 1). Zero entries stay
     zero, so a sparse ``X`` stays sparse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.noise import PoissonNoise
+    >>> noise = PoissonNoise()
+    >>> X_tilde = noise.sample(np.array([[0.0, 3.0]] * 1000), random_state=0)
+    >>> float(X_tilde[:, 0].max()), round(float(X_tilde[:, 1].mean()), 1)
+    (0.0, 3.0)
+    >>> noise.variance(np.array([[0.0, 3.0]]))
+    array([[0., 3.]])
     """
 
     nonnegative_input = True
@@ -529,6 +590,16 @@ def make_noise(noise: str | NoiseModel = "dropout", q: float | None = None) -> N
     Returns
     -------
     noise_model : NoiseModel
+
+    Examples
+    --------
+    >>> from robustclf.noise import GaussianNoise, make_noise
+    >>> make_noise("gaussian", q=0.3)
+    GaussianNoise(sigma=0.3)
+    >>> make_noise("dropout")
+    DropoutNoise()
+    >>> make_noise(GaussianNoise(sigma=2.0))
+    GaussianNoise(sigma=2.0)
     """
     if isinstance(noise, NoiseModel):
         if q is not None:

@@ -46,7 +46,19 @@ CORRUPTIONS: dict[str, type[Corruption]] = {
 
 
 def make_corruption(name: str, **params) -> Corruption:
-    """Build the corruption called ``name`` (a key of :data:`CORRUPTIONS`) with ``params``."""
+    """Build the corruption called ``name`` (a key of :data:`CORRUPTIONS`) with ``params``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.corruption import make_corruption
+    >>> deletion = make_corruption("random_deletion", k=1)
+    >>> deletion
+    RandomDeletion(k=1)
+    >>> X = deletion.corrupt(np.ones((3, 4)), random_state=0)
+    >>> np.isnan(X).sum(axis=1)
+    array([1, 1, 1])
+    """
     if name not in CORRUPTIONS:
         known = ", ".join(CORRUPTIONS)
         raise ValueError(f"unknown corruption {name!r}; known corruptions: {known}.")

@@ -94,6 +94,19 @@ class GreedyDeletion(DeletionCorruption):
     Before issue 14 the attack stopped at the first feature that did not fit; skipping it can
     only delete more (never less) of the margin, e.g. 0.310 instead of 0.293 forced error on the
     spambase case of ``robustclf._oracles.worst_case`` (the worst case is 0.314).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from robustclf.corruption import GreedyDeletion
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> X_attacked = GreedyDeletion(budget=1, fill=0.0).corrupt(X, y, model=clf)
+    >>> int((X_attacked != X).sum(axis=1).max())
+    1
+    >>> round(clf.score(X, y), 2), round(clf.score(X_attacked, y), 2)
+    (0.94, 0.78)
     """
 
     requires_labels: ClassVar[bool] = True
@@ -156,6 +169,21 @@ class OptimalDeletion(DeletionCorruption):
     found in O(nnz log nnz) on the stored entries; otherwise the exact solves run on blocks of
     rows densified one at a time (at most 4 million entries each), so ``time_limit`` applies to
     each block.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from robustclf.corruption import GreedyDeletion, OptimalDeletion
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> values = [1.0, 2.0, 1.0, 1.5, 0.5]
+    >>> greedy = GreedyDeletion(budget=2, feature_values=values, fill=0.0)
+    >>> optimal = OptimalDeletion(budget=2, feature_values=values, fill=0.0)
+    >>> round(clf.score(greedy.corrupt(X, y, model=clf), y), 2)
+    0.79
+    >>> round(clf.score(optimal.corrupt(X, y, model=clf), y), 2)
+    0.77
     """
 
     requires_labels: ClassVar[bool] = True
@@ -233,6 +261,19 @@ def model_margins(model, X, y, response: str = "auto") -> np.ndarray:
 
     ``response="decision_function"`` uses decision scores (binary: ``+-f(x)``),
     ``"predict_proba"`` class probabilities, ``"auto"`` the former when available.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from robustclf.corruption import model_margins
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> margins = model_margins(clf, X, y)
+    >>> margins.shape
+    (100,)
+    >>> float((margins > 0).mean()) == clf.score(X, y)
+    True
     """
     if response == "auto":
         response = "decision_function" if hasattr(model, "decision_function") else "predict_proba"
@@ -296,6 +337,20 @@ class BlackBoxGreedyDeletion(DeletionCorruption):
     ``fill=0.0`` only stored entries can be deleted (an implicit zero is already 0), with
     ``fill=np.nan`` implicit zeros are candidates too. The result equals the dense array's,
     except for the random subsets tried when ``max_queries`` runs short.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> from robustclf.corruption import BlackBoxGreedyDeletion
+    >>> X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    >>> clf = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
+    >>> X_attacked = BlackBoxGreedyDeletion(budget=1).corrupt(X, y, model=clf)
+    >>> int(np.isnan(X_attacked).sum(axis=1).max())
+    1
+    >>> round(clf.score(X, y), 2), round(clf.score(X_attacked, y), 2)
+    (0.93, 0.47)
     """
 
     requires_labels: ClassVar[bool] = True

@@ -68,6 +68,19 @@ class Corruption(BaseEstimator):
         with the values, ``"any"`` for those that only delete or move entries.
     accepts_sparse : bool
         Whether sparse matrices are accepted (and returned sparse).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.corruption import Corruption, RandomDeletion
+    >>> isinstance(RandomDeletion(fraction=0.2), Corruption)
+    True
+    >>> class Negate(Corruption):
+    ...     def _corrupt(self, X, y, model, rng):
+    ...         return -X
+    >>> Negate().corrupt([[1.0, -2.0], [3.0, np.nan]])
+    array([[-1.,  2.],
+           [-3., nan]])
     """
 
     requires_labels: ClassVar[bool] = False
@@ -194,6 +207,24 @@ class DeletionCorruption(Corruption):
     For sparse ``X``, ``fill=0.0`` removes the deleted entries from storage (deleting an
     implicit zero changes nothing), and ``fill=np.nan`` stores NaN in every deleted entry,
     implicit zeros included.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.corruption import DeletionCorruption
+    >>> class DeleteFirstColumn(DeletionCorruption):
+    ...     def __init__(self, fill=np.nan):
+    ...         self.fill = fill
+    ...     def _deletion_mask(self, X, y, model, rng):
+    ...         mask = np.zeros(X.shape, dtype=bool)
+    ...         mask[:, 0] = True
+    ...         return mask
+    >>> DeleteFirstColumn().corrupt([[1.0, 2.0], [3.0, 4.0]])
+    array([[nan,  2.],
+           [nan,  4.]])
+    >>> DeleteFirstColumn().deletion_mask([[1.0, 2.0], [3.0, 4.0]])
+    array([[ True, False],
+           [ True, False]])
     """
 
     column_kinds: ClassVar[str] = "any"
