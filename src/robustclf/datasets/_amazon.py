@@ -54,6 +54,16 @@ def parse_processed_acl(text: str, *, source: str = "<text>"):
     ValueError
         If a line lacks a label or has two, a label is not positive/negative, or a count is not
         an integer.
+
+    Examples
+    --------
+    >>> from robustclf.datasets import parse_processed_acl
+    >>> text = "great:2 good_read:1 #label#:positive\\nboring:1 #label#:negative\\n"
+    >>> rows, names, counts, labels = parse_processed_acl(text)
+    >>> rows, names
+    (array([0, 0, 1]), ['great', 'good_read', 'boring'])
+    >>> counts, labels
+    (array([2, 1, 1]), array([1, 0]))
     """
     tokens: list[str] = []
     lengths: list[int] = []
@@ -149,6 +159,21 @@ def load_amazon_reviews(domain: str = "books", path: PathLike = None, data_dir: 
         With ``data`` (scipy.sparse CSR, float64 counts, positive reviews first),
         ``target`` (1 = positive, 0 = negative), ``feature_names`` (the vocabulary, object
         array), ``target_names``, ``DESCR``, ``filename`` (the domain folder).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import load_amazon_reviews
+    >>> with tempfile.TemporaryDirectory() as folder:  # stand-ins for the two review files
+    ...     _ = (Path(folder) / "positive.review").write_text("great:2 bad_book:1 #label#:positive")
+    ...     _ = (Path(folder) / "negative.review").write_text("boring:1 #label#:negative")
+    ...     reviews = load_amazon_reviews(path=folder)
+    >>> reviews.feature_names
+    array(['bad_book', 'boring', 'great'], dtype=object)
+    >>> reviews.data.toarray(), reviews.target
+    (array([[1., 0., 2.],
+           [0., 1., 0.]]), array([1, 0]))
     """
     if not isinstance(domain, str) or not domain or os.sep in domain:
         raise ValueError(f"domain must be a folder name such as 'books', got {domain!r}.")

@@ -36,6 +36,17 @@ class DatasetSplit:
         Natural feature values v_j for value-budgeted adversaries (None: uniform).
     description : str
         One line: what the data is and how it was split.
+
+    Examples
+    --------
+    >>> from robustclf.datasets import load_split
+    >>> split = load_split("label_copies", random_state=0)
+    >>> split.X_train.shape, split.X_test.shape
+    ((500, 22), (500, 22))
+    >>> split.groups
+    [array([20]), array([21])]
+    >>> split.feature_values[-3:]
+    array([ 1., 10., 10.])
     """
 
     X_train: np.ndarray
@@ -109,7 +120,19 @@ DATASETS: dict[str, tuple[Callable[..., DatasetSplit], bool]] = {
 
 
 def load_split(name: str, *, random_state: int = 0, data_dir=None) -> DatasetSplit:
-    """Build the named split (see :data:`DATASETS`)."""
+    """Build the named split (see :data:`DATASETS`).
+
+    Examples
+    --------
+    >>> from robustclf.datasets import DATASETS, load_split
+    >>> sorted(DATASETS)
+    ['digits', 'label_copies', 'mnist47', 'spambase', 'threshold']
+    >>> split = load_split("threshold", random_state=0)
+    >>> split.X_train.shape, split.X_test.shape
+    ((300, 215), (1000, 215))
+    >>> [len(g) for g in split.groups]
+    [7, 100, 7, 100, 1]
+    """
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known datasets: {', '.join(DATASETS)}.")
     builder, _ = DATASETS[name]

@@ -46,6 +46,20 @@ def load_table(path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     ValueError
         Unknown file type, unreadable file, no ``target`` column, no feature column, or no
         labelled row.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import load_table
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "patients.csv"
+    ...     _ = path.write_text("age,pressure,sick\\n50,120,1\\n61,,0\\n,135,1\\n47,128,\\n")
+    ...     X, y = load_table(path, target="sick")
+    >>> X.shape, int(X.isna().sum().sum())
+    ((3, 2), 2)
+    >>> y.tolist()
+    [1.0, 0.0, 1.0]
     """
     path = Path(path)
     if not path.is_file():

@@ -74,6 +74,18 @@ def make_label_copies(n_samples: int = 1000, n_features: int = 20, *, flip_prob:
     coef : ndarray of shape (n_features,)
         Only if ``return_coef``: the unit-norm ``w*``; the clean label is
         ``sign(X[:, :n_features] @ coef)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.datasets import make_label_copies
+    >>> X, y = make_label_copies(100, 5, n_copies=2, random_state=0)
+    >>> X.shape
+    (100, 7)
+    >>> bool((X[:, -1] == y).all())
+    True
+    >>> np.unique(y)
+    array([-1,  1])
     """
     n_samples = check_int(n_samples, "n_samples")
     n_features = check_int(n_features, "n_features")
@@ -144,6 +156,19 @@ def make_contaminated_logistic(n_samples: int = 1000, n_features: int = 20, *,
         The true coefficients, of unit norm.
     is_outlier : ndarray of bool of shape (n_samples + n_outliers,)
         True for the appended outliers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.datasets import make_contaminated_logistic
+    >>> X, y, beta, is_outlier = make_contaminated_logistic(100, 5, n_outliers=10,
+    ...                                                     random_state=0)
+    >>> X.shape, int(is_outlier.sum())
+    ((110, 5), 10)
+    >>> bool(is_outlier[-10:].all()), round(float(np.linalg.norm(beta)), 2)
+    (True, 1.0)
+    >>> np.unique(y)
+    array([-1,  1])
     """
     n_samples = check_int(n_samples, "n_samples")
     n_features = check_int(n_features, "n_features")
@@ -260,6 +285,18 @@ def make_structurally_missing(n_samples: int = 1000, n_blocks: int = 4,
         Only if ``return_blocks``: the column indices of each block.
     coef : ndarray of shape (n_features,)
         Only if ``return_coef``: ``w*``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustclf.datasets import make_structurally_missing
+    >>> X, y, blocks = make_structurally_missing(100, n_blocks=3, block_size=2,
+    ...                                          random_state=0, return_blocks=True)
+    >>> X.shape, blocks
+    ((100, 6), [array([0, 1]), array([2, 3]), array([4, 5])])
+    >>> absent = np.isnan(X[:, blocks[0]])
+    >>> bool((absent.all(axis=1) == absent.any(axis=1)).all())
+    True
     """
     n_samples = check_int(n_samples, "n_samples")
     n_blocks = check_int(n_blocks, "n_blocks")

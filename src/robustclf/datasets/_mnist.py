@@ -49,6 +49,20 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
     ------
     ValueError
         If the header is not an IDX header or the data size does not match it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import read_idx
+    >>> header = bytes([0, 0, 0x08, 2]) + (2).to_bytes(4, "big") + (3).to_bytes(4, "big")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "images-idx2-ubyte"
+    ...     _ = path.write_bytes(header + bytes(range(6)))
+    ...     images = read_idx(path)
+    >>> images
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=uint8)
     """
     raw = read_bytes(path)
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
@@ -147,6 +161,21 @@ def load_mnist(path: PathLike = None, data_dir: PathLike = None, *,
         With ``data`` (n_train, 784), ``target`` (n_train,) int digits, ``data_test``,
         ``target_test``, ``feature_names`` (``pixel_<row>_<col>``), ``target_names`` (the
         digits kept), ``DESCR``, ``filename``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from robustclf.datasets import load_mnist
+    >>> images = np.zeros((3, 28, 28), dtype=np.uint8)
+    >>> with tempfile.TemporaryDirectory() as folder:  # a three-image stand-in for mnist.npz
+    ...     np.savez(Path(folder) / "mnist.npz", x_train=images, y_train=np.array([4, 7, 1]),
+    ...              x_test=images[:2], y_test=np.array([7, 4]))
+    ...     X_train, X_test, y_train, y_test = load_mnist(folder, digits=(4, 7), scale=True,
+    ...                                                   return_X_y=True)
+    >>> X_train.shape, y_train, X_test.shape, y_test
+    ((2, 784), array([4, 7]), (2, 784), array([7, 4]))
     """
     if scale and np.dtype(dtype).kind != "f":
         raise ValueError(f"dtype must be a float type when scale=True, got {dtype!r}.")

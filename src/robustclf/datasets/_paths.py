@@ -54,6 +54,13 @@ def get_data_home(data_dir: str | os.PathLike | None = None) -> Path | None:
     path : pathlib.Path or None
         The folder (not checked for existence when given explicitly), or ``None`` when nothing
         is configured and the checkout fallback does not exist.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import get_data_home
+    >>> get_data_home("~/robustclf_data") == Path.home() / "robustclf_data"
+    True
     """
     if data_dir is not None:
         return Path(data_dir).expanduser()

@@ -50,6 +50,17 @@ def encode_threshold_value(values, encodings: Sequence[str] = THRESHOLD_ENCODING
     X : ndarray of shape (n_values, n_columns)
     groups : list of ndarray of int
         The columns of each encoding, in the order of ``encodings``.
+
+    Examples
+    --------
+    >>> from robustclf.datasets import encode_threshold_value
+    >>> X, groups = encode_threshold_value([0, 37, 100], encodings=("binary", "value"))
+    >>> X.shape
+    (3, 8)
+    >>> X[1, groups[0]]
+    array([0., 1., 0., 0., 1., 0., 1.])
+    >>> X[:, groups[1]].ravel()
+    array([0.  , 0.37, 1.  ])
     """
     values = np.asarray(values)
     if values.ndim != 1 or values.dtype.kind not in "iu":
@@ -139,6 +150,16 @@ def make_threshold(n_samples: int = 100, *, encodings: Sequence[str] = THRESHOLD
         corruptions to delete whole encodings.
     threshold : float
         Only if ``return_threshold``: the threshold used.
+
+    Examples
+    --------
+    >>> from robustclf.datasets import make_threshold
+    >>> X, y, groups, t = make_threshold(100, random_state=0, return_threshold=True)
+    >>> X.shape, [len(g) for g in groups]
+    ((100, 215), [7, 100, 7, 100, 1])
+    >>> X_test, y_test, _ = make_threshold(300, threshold=t, random_state=1)
+    >>> X_test.shape, sorted(set(y_test.tolist()))
+    ((300, 215), [0, 1])
     """
     n_samples = check_int(n_samples, "n_samples")
     if threshold is not None:

@@ -144,6 +144,18 @@ def load_spambase(path: PathLike = None, data_dir: PathLike = None, *,
         If the file cannot be found.
     ValueError
         If the file does not have 58 numeric columns or its labels are not 0/1.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import load_spambase
+    >>> with tempfile.TemporaryDirectory() as folder:  # a two-row stand-in for spambase.data
+    ...     path = Path(folder) / "spambase.data"
+    ...     _ = path.write_text("0.1," * 57 + "1\\n" + "0.0," * 57 + "0\\n")
+    ...     X, y = load_spambase(path, return_X_y=True)
+    >>> X.shape, y
+    ((2, 57), array([1, 0]))
     """
     file = find_dataset_file("spambase", ["spambase.data"], path=path, data_dir=data_dir)
     frame = _read_table(file, sep=",", n_columns=58, dataset="spambase")
@@ -175,6 +187,20 @@ def load_votes(path: PathLike = None, data_dir: PathLike = None, *,
     data : Bunch
         With ``data`` (435, 16) float64 with NaN, ``target`` int
         (1 = republican, 0 = democrat), ``feature_names``, ``target_names``, ``DESCR``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import load_votes
+    >>> rows = "republican" + ",y" * 15 + ",?\\n" + "democrat" + ",n" * 16 + "\\n"
+    >>> with tempfile.TemporaryDirectory() as folder:  # a two-row stand-in for the file
+    ...     path = Path(folder) / "house-votes-84.data"
+    ...     _ = path.write_text(rows)
+    ...     votes = load_votes(path)
+    >>> votes.data[:, -2:], votes.target
+    (array([[ 1., nan],
+           [ 0.,  0.]]), array([1, 0]))
     """
     file = find_dataset_file("house_votes_84", ["house-votes-84.data"], path=path,
                              data_dir=data_dir)
@@ -212,6 +238,21 @@ def load_hepatitis(path: PathLike = None, data_dir: PathLike = None, *,
         With ``data`` (155, 19) float64 with NaN, ``target`` int
         (1 = die, 0 = live: the minority "event" class is positive), ``feature_names``,
         ``target_names`` (``["live", "die"]``), ``DESCR``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import load_hepatitis
+    >>> rows = "2,30" + ",2" * 17 + ",1\\n" + "1,50" + ",1" * 16 + ",?,2\\n"
+    >>> with tempfile.TemporaryDirectory() as folder:  # a two-row stand-in for the file
+    ...     path = Path(folder) / "hepatitis.data"
+    ...     _ = path.write_text(rows)
+    ...     data = load_hepatitis(path)
+    >>> data.data.shape, data.target
+    ((2, 19), array([0, 1]))
+    >>> data.feature_names[-2], data.data[:, -2]
+    ('protime', array([ 2., nan]))
     """
     file = find_dataset_file("hepatitis", ["hepatitis.data"], path=path, data_dir=data_dir)
     frame = _read_table(file, sep=",", n_columns=20, dataset="hepatitis")
@@ -251,6 +292,19 @@ def load_horse_colic(path: PathLike = None, data_dir: PathLike = None, *,
     data : Bunch
         With ``data`` (300, 21), ``target``, ``data_test`` (68, 21), ``target_test``
         (target 1 = surgical lesion), ``feature_names``, ``target_names``, ``DESCR``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import load_horse_colic
+    >>> train, test = "1 " * 27 + "1\\n" + "2 " * 27 + "?\\n", "? " * 23 + "1 " * 4 + "1\\n"
+    >>> with tempfile.TemporaryDirectory() as folder:  # stand-ins for the two files
+    ...     _ = (Path(folder) / "horse-colic.data").write_text(train)
+    ...     _ = (Path(folder) / "horse-colic.test").write_text(test)
+    ...     data = load_horse_colic(folder)
+    >>> data.data.shape, data.target, data.data_test.shape, data.target_test
+    ((2, 21), array([1, 0]), (1, 21), array([1]))
     """
     folder = find_dataset_dir("horse_colic", ["horse-colic.data"], path=path, data_dir=data_dir)
     files = []
@@ -296,6 +350,19 @@ def load_breast_cancer_wisconsin(path: PathLike = None, data_dir: PathLike = Non
     data : Bunch
         With ``data`` (699, 9) float64 with NaN, ``target`` int
         (1 = malignant, 0 = benign), ``feature_names``, ``target_names``, ``DESCR``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.datasets import load_breast_cancer_wisconsin
+    >>> rows = "1000025,5,1,1,1,2,1,3,1,1,2\\n1057013,8,4,5,1,2,?,7,3,1,4\\n"
+    >>> with tempfile.TemporaryDirectory() as folder:  # a two-row stand-in for the file
+    ...     path = Path(folder) / "breast-cancer-wisconsin.data"
+    ...     _ = path.write_text(rows)
+    ...     data = load_breast_cancer_wisconsin(path)
+    >>> data.data[:, 5], data.target
+    (array([ 1., nan]), array([0, 1]))
     """
     file = find_dataset_file("breast_cancer_wisconsin_original", ["breast-cancer-wisconsin.data"],
                              path=path, data_dir=data_dir)
