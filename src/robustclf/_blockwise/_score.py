@@ -113,9 +113,12 @@ class BlockwiseScoreMixin:
 
         Parameters
         ----------
-        X : array-like, sparse matrix, dask array or dask DataFrame
-        y : array-like or dask collection of shape (n_samples,)
-        sample_weight : array-like or dask collection of shape (n_samples,), default=None
+        X : {array-like, sparse matrix, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Test rows.
+        y : {array-like, dask array, dask Series} of shape (n_samples,)
+            True labels.
+        sample_weight : {array-like, dask array, dask Series} of shape (n_samples,), default=None
+            Row weights.
 
         Returns
         -------
