@@ -213,8 +213,8 @@ _ENTRIES: list[EstimatorEntry] = [
         robust=True, linear=True, threats=("random_deletion",),
         param_grid={"q": [0.1, 0.3, 0.5], "C": [0.1, 1.0]},
         description="Dropout-SVM: hinge loss marginalised over dropout noise (q=0.2; q and C "
-                    "chosen per threat), Newton on the IRLS bound (Chen et al. 2014); absent "
-                    "(NaN) entries contribute 0"),
+                    "chosen per threat), the Gaussian approximation of the expected hinge loss "
+                    "minimised by Newton (Chen et al. 2014); absent (NaN) entries contribute 0"),
     EstimatorEntry(
         "dropout_logistic", _lazy("robustclf.linear", "DropoutLogisticRegression", q=0.2, C=1.0),
         robust=True, linear=True, threats=("random_deletion",),
