@@ -2,12 +2,19 @@
 
 Experiments return pandas DataFrames and never print or write; the CLI hands their frames to
 :func:`write_curve` and assembles the returned markdown sections into ``report.md``.
+
+Every file is written through :func:`atomic_path`: into a temporary file of the same folder,
+renamed over the target only once complete, so that an interrupted run never leaves a
+half-written report, CSV or figure behind.
 """
 
 from __future__ import annotations
 
+import os
 import textwrap
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +22,80 @@ import pandas as pd
 
 from .evaluation import summarize_curve
 
-__all__ = ["markdown_table", "curve_table", "write_curve", "write_report", "write_experiment"]
+__all__ = ["markdown_table", "curve_table", "write_curve", "write_report", "write_experiment",
+           "atomic_path", "write_text", "write_csv", "save_figure"]
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path to write ``path`` through; renamed onto ``path`` when the block ends.
+
+    The temporary file lives in the same folder (so that :func:`os.replace` is an atomic
+    rename) and keeps the suffix of ``path`` (so that writers choosing a format by extension,
+    such as matplotlib's ``savefig``, still do). If the block raises, or is interrupted, the
+    temporary file is removed and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write; its folder is created if needed.
+
+    Yields
+    ------
+    tmp : pathlib.Path
+        Where to write the content.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from robustclf.report import atomic_path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> with atomic_path(folder / "note.txt") as tmp:
+    ...     _ = tmp.write_text("done")
+    >>> sorted(p.name for p in folder.iterdir()), (folder / "note.txt").read_text()
+    (['note.txt'], 'done')
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex[:8]}.tmp{path.suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_path`); return ``path``."""
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_csv(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``frame`` (without its index) to the CSV ``path`` atomically; return ``path``."""
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False)
+    return path
+
+
+def save_figure(fig, path: str | Path, **kwargs) -> Path:
+    """Save the matplotlib figure ``fig`` to ``path`` atomically and close it; return ``path``.
+
+    ``kwargs`` go to :meth:`matplotlib.figure.Figure.savefig` (e.g. ``dpi``).
+    """
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, **kwargs)
+    finally:
+        plt.close(fig)
+    return path
 
 
 def markdown_table(frame: pd.DataFrame, *, index: bool = True) -> str:
@@ -79,8 +159,7 @@ def write_curve(
     from .evaluation import RobustnessCurveDisplay
 
     output_dir = Path(output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(output_dir / f"{name}.csv", index=False)
+    write_csv(frame, output_dir / f"{name}.csv")
 
     import matplotlib
 
@@ -92,8 +171,7 @@ def write_curve(
     RobustnessCurveDisplay(frame, xlabel=xlabel, ylabel=ylabel,
                            title=textwrap.fill(title, 60)).plot(ax=ax, band=spread)
     fig.tight_layout()
-    fig.savefig(output_dir / f"{name}.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, output_dir / f"{name}.png", dpi=110)
 
     n_repeats = frame["repeat"].nunique() if "repeat" in frame else 1
     parts = [f"## {title}", ""]
@@ -117,19 +195,17 @@ def write_curve(
 def write_report(output_dir: str | Path, title: str, sections: Sequence[str],
                  preamble: str = "") -> Path:
     """Assemble markdown sections into ``output_dir/report.md`` and return its path."""
-    output_dir = Path(output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
     text = "\n".join([f"# {title}", "", preamble, "", *sections]).rstrip() + "\n"
-    path = output_dir / "report.md"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_text(Path(output_dir) / "report.md", text)
 
 
-def write_experiment(result, output_dir: str | Path) -> Path:
+def write_experiment(result, output_dir: str | Path, *, appendix: Sequence[str] = ()) -> Path:
     """Write every curve of an :class:`~robustclf.experiments.ExperimentResult` and its report.
 
     Each curve gets ``<name>.csv``, ``<name>.png`` and a section of ``report.md``; when the
-    experiment carries the paper's reported numbers they are tabulated under ours.
+    experiment carries the paper's reported numbers they are tabulated under ours. The
+    markdown sections of ``appendix`` (e.g. solver notes) close the report, which is written
+    last, so that a report on disk always has its figures and tables beside it.
     """
     sections = []
     for curve in result.curves:
@@ -139,4 +215,4 @@ def write_experiment(result, output_dir: str | Path) -> Path:
         if curve.paper is not None:
             section += "\nThe paper's reported figures:\n\n" + markdown_table(curve.paper) + "\n"
         sections.append(section)
-    return write_report(output_dir, result.title, sections, result.preamble)
+    return write_report(output_dir, result.title, [*sections, *appendix], result.preamble)

@@ -345,6 +345,8 @@ def _timing(frame: pd.DataFrame) -> pd.DataFrame:
 def _plot(frame: pd.DataFrame, threat: str, path: Path) -> None:
     import matplotlib
 
+    from ..report import save_figure
+
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
@@ -363,8 +365,7 @@ def _plot(frame: pd.DataFrame, threat: str, path: Path) -> None:
     ax.set_title(f"benchmark: {threat}")
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path, dpi=100)
 
 
 def _describe(spec: Mode | None) -> str:
@@ -386,16 +387,16 @@ def write_benchmark(frame: pd.DataFrame, output_dir, *, command: str = "robustcl
                     data_subdir: str = "benchmark_data") -> Path:
     """Write the page (``page``), ``<data_subdir>/benchmark.csv`` and one PNG per threat.
 
-    Every number on the page comes from ``frame``; nothing is typed by hand.
+    Every number on the page comes from ``frame``; nothing is typed by hand. Every file is
+    written atomically (:func:`robustclf.report.atomic_path`), the page last.
     """
-    from ..report import markdown_table
+    from ..report import markdown_table, write_csv, write_text
 
     output_dir = Path(output_dir)
     data = output_dir / data_subdir
-    data.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(data / "benchmark.csv", index=False)
+    write_csv(frame, data / "benchmark.csv")
     long = benchmark_table(frame)
-    long.to_csv(data / "benchmark_table.csv", index=False)
+    write_csv(long, data / "benchmark_table.csv")
     figures = []
     for threat in BENCHMARK_THREATS:
         if threat in set(frame["threat"]):
@@ -479,6 +480,4 @@ def write_benchmark(frame: pd.DataFrame, output_dir, *, command: str = "robustcl
           if n in entries],
         "",
     ]
-    path = output_dir / page
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+    return write_text(output_dir / page, "\n".join(lines))
