@@ -2,20 +2,82 @@
 
 A thin layer: it parses arguments, calls the public functions (experiments, robustness curves,
 reports) and prints where the results went. No computation lives here.
+
+Failures end with one line on stderr, ``robustclf <command>: error: ...``, and an exit code:
+2 for a usage error (a bad flag or value, a missing, unreadable or unsuitable input file or
+output folder), 1 for a run that failed, 130 for an interrupted one; ``--debug`` shows the
+traceback instead. ``python -m robustclf`` is the same command.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import itertools
+import os
+import pickle
 import sys
 import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["main"]
+
+_MAX_SEED = 2**32 - 1
+
+_OUTPUT_HELP = ("An existing OUTPUT that holds a previous run's report is never overwritten: "
+                "the run writes beside it, into the first free OUTPUT-2, OUTPUT-3, ..., "
+                "unless --force is given.")
+
+
+class _UsageError(Exception):
+    """A bad flag, value, input file or output folder: exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the library's one-line errors (``robustclf <command>: error: ...``)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the seed must be an integer, got {text!r}") from None
+    if not 0 <= value <= _MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"the seed must be an integer in [0, {_MAX_SEED}], got {value}")
+    return value
+
+
+def _n_jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a non-zero integer (-1: all cores), got {text!r}")
+    return value
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not value > 0:
+            raise argparse.ArgumentTypeError(
+                f"expected a positive {'integer' if kind is int else 'number'}, got {text!r}")
+        return value
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
 
 
 def _parse_param(text: str) -> tuple[str, object]:
@@ -31,29 +93,44 @@ def _parse_param(text: str) -> tuple[str, object]:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    debug = _Parser(add_help=False)
+    debug.add_argument("--debug", action="store_true",
+                       help="on an error, show the traceback instead of the one-line message")
+    parser = _Parser(
         prog="robustclf",
         description="Classifiers robust to missing and corrupted features: demo, curves and "
                     "paper reproductions.",
+        epilog="Exit codes: 0 done, 1 the run failed, 2 usage error (bad flag or value, "
+               "unreadable input, unusable output folder), 130 interrupted.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def command(name, **kwargs):
+        return sub.add_parser(name, parents=[debug], **kwargs)
+
+    def output(p, default_output, what="report.md, CSV and PNG"):
+        p.add_argument("--output", type=Path, default=Path(default_output),
+                       help=f"folder for {what} (default: {default_output}). {_OUTPUT_HELP}")
+        p.add_argument("--force", action="store_true",
+                       help="overwrite the report of a previous run in --output")
 
     def common(p, default_output):
-        p.add_argument("--output", type=Path, default=Path(default_output),
-                       help=f"folder for report.md, CSV and PNG (default: {default_output})")
-        p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-        p.add_argument("--n-jobs", type=int, default=None, help="parallel jobs (joblib)")
+        output(p, default_output)
+        p.add_argument("--seed", type=_seed, default=0,
+                       help=f"random seed, an integer in [0, {_MAX_SEED}] (default: 0)")
+        p.add_argument("--n-jobs", type=_n_jobs, default=None,
+                       help="parallel jobs (joblib; -1: all cores)")
         p.add_argument("--data-dir", type=Path, default=None,
                        help="folder of the public datasets (default: $ROBUSTCLF_DATA)")
         p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
-    demo = sub.add_parser("demo", help="the main job: how models collapse under deletion")
+    demo = command("demo", help="the main job: how models collapse under deletion")
     common(demo, "robustclf-report")
     demo.add_argument("--fast", action="store_true", help="fewer levels, one repeat")
 
-    sub.add_parser("list", help="estimators, corruptions, datasets and experiments")
+    command("list", help="estimators, corruptions, datasets and experiments")
 
-    curve = sub.add_parser(
+    curve = command(
         "curve", help="a robustness curve: a bundled dataset or your file, registry "
                       "estimators or your saved models")
     common(curve, "robustclf-curve")
@@ -68,9 +145,10 @@ def _build_parser() -> argparse.ArgumentParser:
     curve.add_argument("--scoring", default=None,
                        help="metric recorded at each level: error (default) or a "
                             "scikit-learn scorer name such as balanced_accuracy, roc_auc")
-    curve.add_argument("--repeats", type=int, default=3, help="repeats (default: 3)")
+    curve.add_argument("--repeats", type=_positive(int), default=3,
+                       help="repeats (default: 3)")
 
-    certify = sub.add_parser(
+    certify = command(
         "certify", help="the certified worst-case error of linear models against a deletion "
                         "budget")
     common(certify, "robustclf-certify")
@@ -85,15 +163,14 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="what a deleted feature becomes: nan (absent, default: each "
                               "model handles it per its method; a model that cannot take NaN "
                               "needs an imputer in its pipeline) or 0 (the papers' raw zero)")
-    certify.add_argument("--time-limit", type=float, default=None,
+    certify.add_argument("--time-limit", type=_positive(float), default=None,
                          help="seconds of exact solving per budget (default: 30)")
 
-    bench = sub.add_parser(
+    bench = command(
         "benchmark", help="every classifier on every data set under every threat: one table")
-    bench.add_argument("--output", type=Path, default=Path("robustclf-benchmark"),
-                       help="folder for benchmark.md and benchmark_data/ (default: "
-                            "robustclf-benchmark)")
-    bench.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    output(bench, "robustclf-benchmark", what="benchmark.md and benchmark_data/")
+    bench.add_argument("--seed", type=_seed, default=0,
+                       help=f"random seed, an integer in [0, {_MAX_SEED}] (default: 0)")
     bench.add_argument("--data-dir", type=Path, default=None,
                        help="folder of the public datasets (default: $ROBUSTCLF_DATA)")
     bench.add_argument("--no-progress", action="store_true", help="hide progress bars")
@@ -104,10 +181,11 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="the bundled data and spambase, one split of <= 600 rows")
     bench.set_defaults(mode="full")
 
-    reproduce = sub.add_parser("reproduce", help="run a paper reproduction")
+    reproduce = command("reproduce", help="run a paper reproduction")
     reproduce.add_argument("name", help="experiment name (see `robustclf list`)")
     common(reproduce, "robustclf-results")
     reproduce.add_argument("--fast", action="store_true", help="the quick mode used in tests")
+    parser.commands = sub.choices   # each command's parser, for its own error messages
     return parser
 
 
@@ -133,24 +211,64 @@ def _progress(args) -> bool | None:
     return False if args.no_progress else None
 
 
+def _output_dir(args, folder: Path, report: str) -> Path:
+    """The folder this run writes into; checked before any computation.
+
+    ``folder`` itself, unless it holds ``report`` from a previous run and ``--force`` is not
+    given: then the first ``folder-2``, ``folder-3``, ... that holds no report (said on
+    stderr). A ``--output`` that is a file, or lies inside one, is a usage error.
+    """
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        inside = "" if existing == args.output else f" lies inside {str(existing)!r}, which"
+        raise _UsageError(f"--output {str(args.output)!r}{inside} is an existing file, not a "
+                          "folder; give a folder path.")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise _UsageError(f"--output {str(args.output)!r}: cannot write into "
+                          f"{str(existing)!r} (permission denied).")
+    if args.force or not (folder / report).exists():
+        return folder
+    for i in itertools.count(2):
+        beside = folder.with_name(f"{folder.name}-{i}")
+        if not beside.exists() or (beside.is_dir() and not (beside / report).exists()):
+            print(f"{folder} holds the report of a previous run ({report}); writing to "
+                  f"{beside} instead (--force overwrites it).", file=sys.stderr)
+            return beside
+
+
+def _read_input(what: str, load, *args, **kwargs):
+    """``load(*args, **kwargs)``; a file that cannot be read (corrupt archive, truncated
+    pickle, permission) becomes a usage error naming ``what``."""
+    try:
+        return load(*args, **kwargs)
+    except FileNotFoundError:
+        raise
+    except (OSError, EOFError, zlib.error, pickle.UnpicklingError, UnicodeDecodeError) as exc:
+        raise _UsageError(f"{what} is not readable ({type(exc).__name__}: {exc}).") from exc
+
+
 def _cmd_demo(args) -> int:
     from .experiments import run_demo
     from .report import write_experiment
 
+    output = _output_dir(args, args.output, "report.md")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         result = run_demo(fast=args.fast, random_state=args.seed, n_jobs=args.n_jobs,
                           progress=_progress(args), data_dir=args.data_dir)
-    path = write_experiment(result, args.output)
     for w in caught:   # other warnings are shown as usual
         if not issubclass(w.category, ConvergenceWarning):
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     notes = sorted({str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)})
+    appendix = []
     if notes:   # one section of the report instead of one warning per fit on the terminal
-        with path.open("a", encoding="utf-8") as report:
-            report.write("\n## Solver notes\n\nSome fits stopped before their optimality "
-                         "criterion (scikit-learn's ConvergenceWarning):\n\n"
-                         + "".join(f"* {note}\n" for note in notes))
+        appendix.append("## Solver notes\n\nSome fits stopped before their optimality "
+                        "criterion (scikit-learn's ConvergenceWarning):\n\n"
+                        + "".join(f"* {note}\n" for note in notes))
+    path = write_experiment(result, output, appendix=appendix)
+    if notes:
         print(f"{len(notes)} distinct solver warning(s): see 'Solver notes' in the report")
     print(f"report written to {path.resolve()}")
     return 0
@@ -215,14 +333,15 @@ def _models_and_data(args) -> _Models:
     else:
         from .datasets import load_split
 
-        split = load_split(args.dataset, random_state=args.seed, data_dir=args.data_dir)
+        split = _read_input(f"dataset {args.dataset!r}", load_split, args.dataset,
+                            random_state=args.seed, data_dir=args.data_dir)
         X_fit, y_fit, X_eval, y_eval = split.X_train, split.y_train, split.X_test, split.y_test
         groups, feature_values, name = split.groups, split.feature_values, args.dataset
     fitted = {}
     for path in args.model:
         from .datasets._files import check_model_columns, load_model
 
-        model = load_model(path)
+        model = _read_input(f"model file {str(path)!r}", load_model, path)
         key = path.stem if path.stem not in estimators and path.stem not in fitted else str(path)
         fitted[key] = (model, check_model_columns(model, _as_frame(X_eval)))
     return _Models(estimators, fitted, X_fit, y_fit, X_eval, y_eval, groups, feature_values,
@@ -236,7 +355,7 @@ def _split_user_table(args, *, fit: bool):
 
     if args.target is None:
         raise ValueError("--data needs --target, the name of the label column.")
-    X, y = load_table(args.data, args.target)
+    X, y = _read_input(f"data file {str(args.data)!r}", load_table, args.data, args.target)
     if not fit:
         return None, None, X, y
     non_numeric = non_numeric_columns(X)
@@ -266,6 +385,7 @@ def _cmd_curve(args) -> int:
     from .evaluation import fitted_robustness_curve, robustness_curve
     from .report import write_curve
 
+    output = _output_dir(args, args.output, "report.md")
     run = _models_and_data(args)
     params = dict(args.param)
     if args.corruption == "group_deletion":
@@ -295,9 +415,9 @@ def _cmd_curve(args) -> int:
     name = f"{run.name}_{args.corruption}"
     ylabel = "test error" if scoring is None else scoring.replace("_", " ")
     title = f"{run.name}: {args.corruption}"
-    section = write_curve(frame, args.output, name, title=title, xlabel=corruption.level_name,
+    section = write_curve(frame, output, name, title=title, xlabel=corruption.level_name,
                           ylabel=ylabel)
-    return _finish(args, frame, section, title, _models_note(run))
+    return _finish(output, frame, section, title, _models_note(run))
 
 
 def _models_note(run: _Models) -> str:
@@ -313,11 +433,11 @@ def _models_note(run: _Models) -> str:
     return f"{'; '.join(parts)}; {rows}."
 
 
-def _finish(args, frame, section: str, title: str, note: str) -> int:
+def _finish(output: Path, frame, section: str, title: str, note: str) -> int:
     """Write report.md beside the CSV and PNG, print the table and where everything went."""
     from .report import curve_table, markdown_table, write_report
 
-    path = write_report(args.output, title, [section], preamble=note)
+    path = write_report(output, title, [section], preamble=note)
     print(markdown_table(curve_table(frame)))
     print(f"\nreport written to {path.resolve()}")
     return 0
@@ -330,6 +450,7 @@ def _cmd_certify(args) -> int:
     from .evaluation import certified_curve, fitted_certified_curve
     from .report import write_curve
 
+    output = _output_dir(args, args.output, "report.md")
     run = _models_and_data(args)
     budgets = [int(b) if float(b).is_integer() else b for b in args.budgets]
     values = args.feature_values or (
@@ -351,9 +472,9 @@ def _cmd_certify(args) -> int:
     frame = pd.concat(frames, ignore_index=True)
     name = f"{run.name}_certified"
     title = f"{run.name}: certified worst case against deletion"
-    section = write_curve(frame, args.output, name, xlabel="budget",
+    section = write_curve(frame, output, name, xlabel="budget",
                           ylabel="certified worst-case error", title=title)
-    return _finish(args, frame, section, title, _models_note(run))
+    return _finish(output, frame, section, title, _models_note(run))
 
 
 def _cmd_reproduce(args) -> int:
@@ -361,9 +482,10 @@ def _cmd_reproduce(args) -> int:
     from .report import write_experiment
 
     experiment = get_experiment(args.name)
+    output = _output_dir(args, args.output / experiment.name, "report.md")
     result = experiment.run(fast=args.fast, random_state=args.seed, n_jobs=args.n_jobs,
                             data_dir=args.data_dir)
-    path = write_experiment(result, args.output / experiment.name)
+    path = write_experiment(result, output)
     print(f"report written to {path.resolve()}")
     return 0
 
@@ -373,28 +495,56 @@ def _cmd_benchmark(args) -> int:
 
     from .experiments.benchmark import run_benchmark, write_benchmark
 
+    output = _output_dir(args, args.output, "benchmark.md")
     start = time.perf_counter()
     frame = run_benchmark(mode=args.mode, random_state=args.seed, data_dir=args.data_dir,
                           progress=_progress(args))
     flag = "" if args.mode == "full" else f" --{args.mode}"
     seed = "" if args.seed == 0 else f" --seed {args.seed}"
-    path = write_benchmark(frame, args.output, command=f"robustclf benchmark{flag}{seed}",
+    path = write_benchmark(frame, output, command=f"robustclf benchmark{flag}{seed}",
                            seconds=time.perf_counter() - start)
     print(f"benchmark written to {path.resolve()}")
     return 0
 
 
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``robustclf`` command."""
-    args = _build_parser().parse_args(argv)
+    """Entry point of the ``robustclf`` command (and of ``python -m robustclf``).
+
+    Returns the exit code: 0 done, 1 the run failed, 2 usage error, 130 interrupted; every
+    failure prints one line ``robustclf <command>: error: ...`` on stderr (the traceback with
+    ``--debug``). argparse's own usage errors exit with code 2 through :class:`SystemExit`.
+    """
+    parser = _build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:   # named by the command's parser, as every other usage error
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     handler = {"demo": _cmd_demo, "list": _cmd_list, "curve": _cmd_curve,
                "certify": _cmd_certify, "reproduce": _cmd_reproduce,
                "benchmark": _cmd_benchmark}[args.command]
+    prefix = f"robustclf {args.command}: error:"
     try:
         return handler(args)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"robustclf {args.command}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print(f"robustclf {args.command}: interrupted; no report was written.", file=sys.stderr)
+        return 130
+    # ValueError: the library's error for a bad input (data, model, name, parameter value)
+    except (_UsageError, ValueError, FileNotFoundError) as exc:
+        if args.debug:
+            raise
+        print(f"{prefix} {_one_line(exc)}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - any other failure is a failed run, in one line
+        if args.debug:
+            raise
+        print(f"{prefix} the run failed: {type(exc).__name__}: {_one_line(exc)} (rerun with "
+              "--debug for the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
