@@ -16,6 +16,7 @@ import ast
 import itertools
 import os
 import pickle
+import shutil
 import sys
 import warnings
 import zlib
@@ -108,11 +109,11 @@ def _build_parser() -> argparse.ArgumentParser:
     def command(name, **kwargs):
         return sub.add_parser(name, parents=[debug], **kwargs)
 
-    def output(p, default_output, what="report.md, CSV and PNG"):
+    def output(p, default_output, what="report.md, CSV and PNG",
+               force="overwrite the report of a previous run in --output"):
         p.add_argument("--output", type=Path, default=Path(default_output),
                        help=f"folder for {what} (default: {default_output}). {_OUTPUT_HELP}")
-        p.add_argument("--force", action="store_true",
-                       help="overwrite the report of a previous run in --output")
+        p.add_argument("--force", action="store_true", help=force)
 
     def common(p, default_output):
         output(p, default_output)
@@ -167,8 +168,15 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="seconds of exact solving per budget (default: 30)")
 
     bench = command(
-        "benchmark", help="every classifier on every data set under every threat: one table")
-    output(bench, "robustclf-benchmark", what="benchmark.md and benchmark_data/")
+        "benchmark", help="every classifier on every data set under every threat: one table",
+        description="Every classifier on every data set under every threat: one table. Each "
+                    "finished cell (one threat on one split of one data set) is kept in "
+                    "OUTPUT/benchmark_data/cells/MODE-seedSEED/ as a CSV: an interrupted run, "
+                    "rerun with the same command, resumes where it stopped and computes only "
+                    "the missing cells.")
+    output(bench, "robustclf-benchmark", what="benchmark.md and benchmark_data/",
+           force="overwrite the page of a previous run in --output and recompute every "
+                 "cell, also those kept from an interrupted run")
     bench.add_argument("--seed", type=_seed, default=0,
                        help=f"random seed, an integer in [0, {_MAX_SEED}] (default: 0)")
     bench.add_argument("--data-dir", type=Path, default=None,
@@ -496,9 +504,15 @@ def _cmd_benchmark(args) -> int:
     from .experiments.benchmark import run_benchmark, write_benchmark
 
     output = _output_dir(args, args.output, "benchmark.md")
+    cells = output / "benchmark_data" / "cells" / f"{args.mode}-seed{args.seed}"
+    if args.force and cells.is_dir():
+        shutil.rmtree(cells)
+    elif cells.is_dir():
+        print(f"resuming: finished cells are read from {cells}", file=sys.stderr)
+    args.kept_cells = cells   # named if the run is interrupted
     start = time.perf_counter()
     frame = run_benchmark(mode=args.mode, random_state=args.seed, data_dir=args.data_dir,
-                          progress=_progress(args))
+                          progress=_progress(args), cells=cells)
     flag = "" if args.mode == "full" else f" --{args.mode}"
     seed = "" if args.seed == 0 else f" --seed {args.seed}"
     path = write_benchmark(frame, output, command=f"robustclf benchmark{flag}{seed}",
@@ -531,7 +545,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         if args.debug:
             raise
-        print(f"robustclf {args.command}: interrupted; no report was written.", file=sys.stderr)
+        cells = getattr(args, "kept_cells", None)
+        kept = (f"; the finished cells are kept in {cells}: rerun the same command to resume"
+                if cells is not None and cells.is_dir() else "")
+        print(f"robustclf {args.command}: interrupted; no report was written{kept}.",
+              file=sys.stderr)
         return 130
     # ValueError: the library's error for a bad input (data, model, name, parameter value)
     except (_UsageError, ValueError, FileNotFoundError) as exc:

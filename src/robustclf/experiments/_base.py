@@ -8,13 +8,15 @@ reported numbers in ``CurveResult.paper`` so that the report shows them beside o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
 __all__ = ["CurveResult", "ExperimentResult", "Experiment", "register_experiment",
-           "experiments", "get_experiment"]
+           "experiments", "get_experiment", "CellStore"]
 
 
 @dataclass
@@ -93,3 +95,59 @@ def get_experiment(name: str) -> Experiment:
         known = ", ".join(_EXPERIMENTS) or "none yet"
         raise ValueError(f"unknown experiment {name!r}; known experiments: {known}.")
     return _EXPERIMENTS[name]
+
+
+class CellStore:
+    """Keeps the finished cells of a long run, one CSV each, so that an interrupted run resumes.
+
+    A cell is a unit of work that returns a tidy frame (e.g. one threat on one split of the
+    benchmark). Calling the store with a key and the function computing the cell returns the
+    kept frame when ``folder/<key>.csv`` exists, and otherwise computes the cell and writes its
+    CSV atomically (:func:`robustclf.report.write_csv`) before returning it. Either way the
+    frame is read back from the CSV, so a resumed run returns exactly what an uninterrupted one
+    does. The folder must be specific to the run's settings (mode, seed): cells are found by
+    key only.
+
+    Parameters
+    ----------
+    folder : str or path-like or None
+        Where the cells are kept; ``None`` keeps nothing (every cell is computed).
+
+    Attributes
+    ----------
+    computed, reused : list of str
+        The keys computed by this store and those read back from an earlier run.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from robustclf.experiments._base import CellStore
+    >>> folder = tempfile.mkdtemp()
+    >>> first = CellStore(folder)
+    >>> first("a", lambda: pd.DataFrame({"error": [0.25]}))["error"].tolist()
+    [0.25]
+    >>> again = CellStore(folder)    # a rerun: the finished cell is not computed again
+    >>> again("a", lambda: 1 / 0)["error"].tolist(), again.reused
+    ([0.25], ['a'])
+    """
+
+    def __init__(self, folder=None):
+        self.folder = None if folder is None else Path(folder)
+        self.computed: list[str] = []
+        self.reused: list[str] = []
+
+    def __call__(self, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """The frame of cell ``key``: kept from an earlier run, or ``compute()`` (then kept)."""
+        if self.folder is None:
+            self.computed.append(key)
+            return compute()
+        from ..report import write_csv
+
+        path = self.folder / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', key)}.csv"
+        if path.is_file():
+            self.reused.append(key)
+        else:
+            write_csv(compute(), path)
+            self.computed.append(key)
+        return pd.read_csv(path)

@@ -46,6 +46,7 @@ from ..corruption import (
 )
 from ..datasets import DATASETS, load_split
 from ..evaluation import make_corruption_scorer
+from ._base import CellStore
 from ._protocol import certify_chunks, inner_cv, score_chunks, select_and_fit
 
 __all__ = ["BENCHMARK_THREATS", "MODES", "run_benchmark", "benchmark_table", "write_benchmark"]
@@ -172,16 +173,18 @@ def _tag(frame, dataset, threat, split_index, n_chunks=5):
     return frame
 
 
-def _run_split(name, split, entries, mode, seed, split_index):
-    """All threats on one split of one data set."""
+def _run_split(name, split, entries, mode, seed, split_index, cell=None):
+    """All threats on one split of one data set: one cell per threat (``cell(key, compute)``,
+    a :class:`~._base.CellStore`, keeps each finished one)."""
+    cell = CellStore() if cell is None else cell
     groups = _groups(name, split)
     values = split.feature_values
     X_tr, y_tr = _subsample(split.X_train, split.y_train, mode.max_train, seed)
     X_te, y_te = _subsample(split.X_test, split.y_test, mode.max_test, seed)
     linear = {e.name for e in entries if e.linear}
-    frames = []
-    threats = ["random_deletion", "greedy"] + (["group_deletion"] if groups else [])
-    for threat in threats:
+
+    def threat_cell(threat):
+        frames = []
         levels = _levels(threat, len(groups) if groups else 0, values)
         if threat == "random_deletion":
             corruption = RandomDeletion(fraction=0.0)
@@ -202,7 +205,7 @@ def _run_split(name, split, entries, mode, seed, split_index):
                 frames.append(_tag(frame[frame["level"] == 0], name, "clean", split_index))
                 frame = frame[frame["level"] != 0]
             frames.append(_tag(frame, name, threat, split_index))
-            continue
+            return pd.concat(frames, ignore_index=True)
         lin = [s for s in selected if s.name in linear]
         other = [s for s in selected if s.name not in linear]
         white = GreedyDeletion(feature_values=corruption.feature_values)
@@ -215,10 +218,15 @@ def _run_split(name, split, entries, mode, seed, split_index):
         worst = certify_chunks(lin, X_te, y_te, budgets=levels,
                                feature_values=corruption.feature_values, random_state=seed)
         frames.append(_tag(worst, name, "worst_case", split_index))
+        return pd.concat(frames, ignore_index=True)
+
+    threats = ["random_deletion", "greedy"] + (["group_deletion"] if groups else [])
+    frames = [cell(f"{name}-split{split_index}-{threat}", lambda t=threat: threat_cell(t))
+              for threat in threats]
     if np.unique(y_tr).size == 2:
-        frames.append(_tag(_outliers(name, X_tr, y_tr, X_te, y_te, entries, split, groups,
-                                     values, mode, seed), name, "training_outliers",
-                           split_index))
+        frames.append(cell(f"{name}-split{split_index}-training_outliers", lambda: _tag(
+            _outliers(name, X_tr, y_tr, X_te, y_te, entries, split, groups, values, mode,
+                      seed), name, "training_outliers", split_index)))
     return frames
 
 
@@ -248,7 +256,7 @@ def _available(name: str, data_dir) -> bool:
 
 
 def run_benchmark(*, mode: str = "full", random_state: int = 0, data_dir=None,
-                  progress: bool | None = None) -> pd.DataFrame:
+                  progress: bool | None = None, cells=None) -> pd.DataFrame:
     """Run every registered classifier on every data set under every threat.
 
     Parameters
@@ -263,6 +271,11 @@ def run_benchmark(*, mode: str = "full", random_state: int = 0, data_dir=None,
         Folder of the shared data sets; data sets whose files are absent are skipped.
     progress : bool or None, default=None
         tqdm bar over (data set, split); by default only on a terminal.
+    cells : path or CellStore, default=None
+        Where the finished cells (one threat on one split of one data set) are kept, one CSV
+        each: a rerun after an interruption reads them back instead of computing them again,
+        and returns the frame an uninterrupted run returns. The folder must be specific to
+        ``mode`` and ``random_state``. None keeps nothing.
 
     Returns
     -------
@@ -277,11 +290,12 @@ def run_benchmark(*, mode: str = "full", random_state: int = 0, data_dir=None,
     entries = [e for e in estimator_entries() if e.name not in spec.skip]
     names = [n for n in spec.datasets if not DATASETS[n][1] or _available(n, data_dir)]
     jobs = [(n, i) for n in names for i in range(spec.n_splits)]
+    cells = cells if isinstance(cells, CellStore) else CellStore(cells)
     frames = []
     for name, i in tqdm(jobs, disable=None if progress is None else not progress,
                         desc="benchmark"):
         split = load_split(name, random_state=random_state + i, data_dir=data_dir)
-        frames.extend(_run_split(name, split, entries, spec, random_state + i, i))
+        frames.extend(_run_split(name, split, entries, spec, random_state + i, i, cells))
     frame = pd.concat(frames, ignore_index=True)
     frame.attrs["mode"] = mode
     frame.attrs["datasets"] = names
