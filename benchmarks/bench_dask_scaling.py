@@ -196,7 +196,7 @@ class PassCounter:
     def kind(func, args) -> str:
         name = getattr(func, "__name__", str(func))
         if name == "_full_pass":
-            # args: theta, candidates, chunk, loss, final_loss
+            # args: theta, candidates, chunk, loss, final_loss, plan, true_loss
             if args[1] is not None:
                 return "step (gradient, Hessian, 8 line-search values)"
             if args[4] is not None:

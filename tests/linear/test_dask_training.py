@@ -234,3 +234,23 @@ def test_score_on_dask_counts_per_chunk(digits):
     assert named.score(ddf, y) == pytest.approx(named.score(frame, y), abs=1e-15)
     with pytest.raises(ValueError, match="y has 10 entries but X has 900 rows"):
         named.score(ddf, y[:10])
+
+
+def test_dropout_svc_history_costs_no_pass_of_its_own(digits, monkeypatch):
+    """On its smoothing path DropoutSVC reports the final objective in ``objective_history_``
+    from the step's own pass: 6 Newton iterations on binary digits take 2 start passes, one
+    pass per step and one per re-evaluation or level advance (15 here; a separate history pass
+    per iteration made it 20)."""
+    from robustclf._blockwise import RowBlocks
+
+    X, y = digits
+    passes = []
+    original = RowBlocks.reduce
+    monkeypatch.setattr(RowBlocks, "reduce",
+                        lambda self, *a, **k: passes.append(1) or original(self, *a, **k))
+    labels = (y >= 5).astype(int)
+    blocks = DropoutSVC(tol=1e-8).fit(*_dask(X, labels))
+    memory = DropoutSVC(tol=1e-8).fit(X, labels)
+    assert len(passes) <= 2 + 2 * blocks.n_iter_.max() + 3
+    np.testing.assert_allclose(blocks.objective_history_[0][-1], memory.objective_history_[0][-1],
+                               rtol=1e-9)

@@ -210,19 +210,23 @@ def _cross(A, B, c):
         out, dtype=np.float64)
 
 
-def _full_pass(Xb, yb, wb, start, theta, candidates, chunk, loss, final_loss, plan):
+def _full_pass(Xb, yb, wb, start, theta, candidates, chunk, loss, final_loss, plan,
+               true_loss=None):
     """One chunk's data terms: value, gradient and Hessian (as ``plan`` says) at ``theta``,
-    the values at the ``candidates`` (columns grouped by step length) and, when
-    ``final_loss`` is given, the gradient of the final loss at ``theta`` (the scale of the
-    optimality measure)."""
-    losses = (loss,) if final_loss is None else (loss, final_loss)
-    problem, *final = chunk.problems(Xb, yb, wb, *losses)
+    the values at the ``candidates`` (columns grouped by step length), when ``final_loss`` is
+    given the gradient of the final loss at ``theta`` (the scale of the optimality measure),
+    and when ``true_loss`` is given the candidates' values under it (the objective reported
+    in the history while a column is on its smoothing path; no pass of its own)."""
+    losses = [loss] + [extra for extra in (final_loss, true_loss) if extra is not None]
+    problem, *extra = chunk.problems(Xb, yb, wb, *losses)
     value, grad, hess = _data_terms(problem, theta, 2, plan, plan.rows(start, Xb.shape[0]))
     out = [value, grad, hess]
     if candidates is not None:
         out.append(_candidate_values(problem, candidates))
-    if final:
-        out.append(_data_terms(final[0], theta, 1)[1])
+    if final_loss is not None:
+        out.append(_data_terms(extra.pop(0), theta, 1)[1])
+    if true_loss is not None:
+        out.append(_candidate_values(extra.pop(0), candidates))
     return tuple(out)
 
 
@@ -307,10 +311,11 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
     exact = np.zeros(k, dtype=bool)
     status = np.full(k, MAX_ITER)
 
-    def evaluate(th, candidates=None, scale=False):
+    def evaluate(th, candidates=None, scale=False, true_values=False):
         plan = _HessianPlan(fraction, exact.copy(), status == MAX_ITER)
         f, g, H, *rest = data.reduce(_full_pass, th, candidates, chunk, stage_loss(),
-                                     loss if scale else None, plan, with_offset=True)
+                                     loss if scale else None, plan,
+                                     loss if true_values else None, with_offset=True)
         r, rg = _reg(th, d)
         H = H.copy()
         H[:, np.arange(d), np.arange(d)] += 2.0
@@ -341,8 +346,11 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
             step[:, j] = _damped_step(H[j], g[:, j], damping[j])
         slope = (g * step).sum(axis=0)
         candidates = np.hstack([theta + t * step for t in _STEPS])
-        f1, g1, H1, f_cand = evaluate(theta + step, candidates)
-        f_cand = f_cand.reshape(_STEPS.size, k) + _reg_values(candidates, d, k)
+        smoothing = levels is not None and not np.all(level == last)
+        f1, g1, H1, f_cand, *true_cand = evaluate(theta + step, candidates,
+                                                  true_values=smoothing)
+        reg_cand = _reg_values(candidates, d, k)
+        f_cand = f_cand.reshape(_STEPS.size, k) + reg_cand
         ok = f_cand <= f + _ARMIJO * _STEPS[:, None] * slope
         # below the objective's resolution a step is judged by the gradient it reaches
         unresolved = -slope <= _RESOLUTION * np.abs(f)
@@ -368,20 +376,16 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
             f, g, H = f1, g1, H1
         else:
             f, g, H = evaluate(theta)[:3]
-        true_f = f if levels is None or np.all(level == last) else _true_values(
-            data, chunk, loss, theta, d)
+        if smoothing:       # the final objective at the step taken, from the step's pass
+            true_cand = true_cand[0].reshape(_STEPS.size, k) + reg_cand
+            previous = np.array([h[-1] for h in history])
+            true_f = np.where(t > 0, true_cand[np.maximum(first, 0), np.arange(k)], previous)
+        else:
+            true_f = f
         for j in cols:
             history[j].append(float(true_f[j]))
         status[cols[stalls[cols] >= _MAX_STALLS]] = NO_DESCENT
     return _result(theta, d, chunk.fit_intercept, n_iter, history, status, measure)
-
-
-def _true_values(data, chunk, loss, theta, d):
-    """The objective (final loss) of every column, for the history while a column is still
-    on its smoothing path (one extra pass, only then)."""
-    def values(Xb, yb, wb, th):
-        return _data_terms(chunk.problem(Xb, yb, wb, loss), th, 0)
-    return data.reduce(values, theta) + _reg(theta, d)[0]
 
 
 def _reg_values(candidates, d, k):
