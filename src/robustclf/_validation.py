@@ -11,8 +11,15 @@ from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 __all__ = [
+    "MAX_MAGNITUDE",
+    "MIN_MAGNITUDE",
+    "validate_data",
+    "check_magnitude",
+    "check_n_jobs",
+    "check_deletion_mask",
     "check_generator",
     "check_fraction",
     "check_nonnegative",
@@ -31,6 +38,114 @@ __all__ = [
     "check_max_iter",
     "check_bool",
 ]
+
+
+#: Largest absolute value an estimator is fitted on. Squares and products of two entries, and
+#: their sums over rows and features, must stay within float64 (about 1.8e308): beyond 1e150
+#: they overflow to inf and the solvers fail with messages about NaN or numerical trouble.
+MAX_MAGNITUDE = 1e150
+#: Smallest largest-absolute-value of a fitted ``X`` that is not all zeros: below it, squares
+#: underflow to zero (or to subnormal numbers) and every solver sees a matrix of zeros.
+MIN_MAGNITUDE = 1e-150
+
+
+def check_magnitude(X, name: str = "X", *, lower: bool = True) -> None:
+    """Refuse values whose squares and products overflow (or underflow) float64.
+
+    Estimators are not rescaled internally: most of the library's methods are not
+    scale-equivariant (``C``, ``margin``, ``weight_bound``, thresholds and kernels are in the
+    units of ``X``), so a silent rescaling would change the model. Values that float64 cannot
+    square are refused with a message that names ``X``, the offending magnitude and the remedy.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix
+        Validated float64 data (NaN entries, absent features, are ignored).
+    name : str, default="X"
+        Name of the input in the message.
+    lower : bool, default=True
+        Also refuse a matrix whose largest absolute value is positive but below
+        :data:`MIN_MAGNITUDE`. False checks the upper bound only (a chunk of a larger matrix).
+
+    Raises
+    ------
+    ValueError
+        When ``max |x| > MAX_MAGNITUDE``, or (``lower``) ``0 < max |x| < MIN_MAGNITUDE``.
+    """
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.size == 0:
+        return
+    # no |X| temporary: the largest magnitude from the extremes (NaN ignored)
+    largest = max(float(np.nanmax(values, initial=0.0)), -float(np.nanmin(values, initial=0.0)))
+    if largest > MAX_MAGNITUDE:
+        raise ValueError(
+            f"{name} has values too large to fit on: the largest magnitude is {largest:.3g}, "
+            f"above {MAX_MAGNITUDE:g}, so squares and products of its entries overflow "
+            "float64. Scale the features first (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    if lower and 0.0 < largest < MIN_MAGNITUDE:
+        raise ValueError(
+            f"{name} has values too small to fit on: the largest magnitude is {largest:.3g}, "
+            f"below {MIN_MAGNITUDE:g}, so squares and products of its entries underflow to "
+            "zero. Scale the features first (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", *, reset: bool = True,
+                  magnitude: bool | None = None, **check_params):
+    """scikit-learn's ``validate_data``, then :func:`check_magnitude` on the training data.
+
+    Every estimator of the library validates its input through this function, so that the
+    data checks are the same everywhere: scikit-learn's (2-D numeric, finite unless NaN is
+    allowed, number of features and feature names against the fit) and the library's
+    magnitude check.
+
+    Parameters
+    ----------
+    estimator, X, y, reset, **check_params
+        As in :func:`sklearn.utils.validation.validate_data`.
+    magnitude : bool or None, default=None
+        Apply :func:`check_magnitude` to ``X``. None: when ``reset`` (in ``fit``; a value
+        met at prediction needs no squaring).
+
+    Returns
+    -------
+    The output of :func:`sklearn.utils.validation.validate_data`.
+    """
+    out = _sklearn_validate_data(estimator, X, y, reset=reset, **check_params)
+    no_X = isinstance(X, str) and X == "no_validation"
+    no_y = y is None or (isinstance(y, str) and y == "no_validation")
+    if (reset if magnitude is None else magnitude) and not no_X:
+        check_magnitude(out if no_y else out[0])
+    return out
+
+
+def check_n_jobs(value, name: str = "n_jobs") -> int | None:
+    """joblib's ``n_jobs``: None, or a non-zero integer (-1: all cores, -2: all but one...)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise ValueError(f"{name} must be None or a non-zero integer, got {value!r}.")
+    if value == 0:
+        raise ValueError(
+            f"{name} must be None or a non-zero integer (-1 uses every core), got 0.")
+    return int(value)
+
+
+def check_deletion_mask(mask, shape: tuple[int, int], owner: str) -> np.ndarray:
+    """Check the deletion mask a corruption computed: a boolean array of ``X``'s shape.
+
+    ``owner`` (the corruption's class name) is named in the message: the mask comes from its
+    ``_deletion_mask``, not from the user. A 1-D mask, or an integer 0/1 mask, would index
+    whole rows of ``X`` instead of entries.
+    """
+    mask = np.asarray(mask)
+    if mask.shape != tuple(shape) or mask.dtype != np.bool_:
+        raise ValueError(
+            f"{owner}._deletion_mask must return a boolean array of X's shape {tuple(shape)}, "
+            f"got an array of dtype {mask.dtype} and shape {mask.shape}."
+        )
+    return mask
 
 
 def check_generator(random_state) -> np.random.Generator:
@@ -112,7 +227,7 @@ def check_matrix(
     if not allow_nan and np.isnan(data).any():
         raise ValueError(
             f"{name} contains NaN; this function does not accept missing values "
-            "(impute them first, or use an estimator that accepts NaN as 'absent')."
+            "(impute them first, e.g. with sklearn.impute.SimpleImputer)."
         )
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(

@@ -266,9 +266,22 @@ def contrast_contributions(model: AffineModel, X: np.ndarray, y: np.ndarray):
 
 def _checked_rows(X, n_features):
     """``X`` checked (finite numbers, the model's width): a float64 array, or for sparse input a
-    canonical float64 CSR matrix (a ``csr_array`` for a sparse array); a copy either way."""
+    canonical float64 CSR matrix (a ``csr_array`` for a sparse array); a copy either way.
+
+    NaN is refused whatever the model: the certificate bounds what deleting features does to
+    rows whose every value is known, so an entry absent already has no certified meaning.
+    """
     array = isinstance(X, sp.sparray)
-    X = check_matrix(X, n_features=n_features, accept_sparse=True)
+    X = check_matrix(X, n_features=n_features, accept_sparse=True, allow_nan=True)
+    missing = np.isnan(X.data if sp.issparse(X) else X)
+    if missing.any():
+        rows = np.unique(X.tocoo().row[missing] if sp.issparse(X)
+                         else np.flatnonzero(missing.any(axis=1)))
+        raise ValueError(
+            f"X contains NaN in {rows.size} row(s) (first: row {rows[0]}); certification "
+            "needs complete rows, since it bounds what deleting features of known value "
+            "does. Impute X first (e.g. with sklearn.impute.SimpleImputer) or drop the "
+            "incomplete rows.")
     if sp.issparse(X):
         X.sum_duplicates()  # sorted indices, one entry per cell: the scan's ties are by column
         if array:

@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 
 from .._blockwise import is_dask_collection
-from .._validation import check_fill, check_generator, check_labels
+from .._validation import check_deletion_mask, check_fill, check_generator, check_labels
 from ._containers import as_data
 
 __all__ = ["Corruption", "DeletionCorruption"]
@@ -197,7 +197,8 @@ class DeletionCorruption(Corruption):
     """A corruption that deletes entries: subclasses choose them, the base class fills them.
 
     Subclasses implement ``_deletion_mask(X, y, model, rng)`` returning a boolean array of
-    ``X``'s shape (True = delete) and have a ``fill`` parameter. Sparse input is handled by
+    ``X``'s shape (True = delete; anything else is refused with an error naming the subclass)
+    and have a ``fill`` parameter. Sparse input is handled by
     ``_sparse_deletion``; its default runs ``_deletion_mask`` on blocks of rows densified one at
     a time (memory O(nnz + block)), and subclasses with an O(nnz) algorithm override it.
 
@@ -254,7 +255,7 @@ class DeletionCorruption(Corruption):
         if data.kind == "sparse":
             fill = check_fill(self.fill)
             return data.deletion_matrix(*bound._sparse_deletion(data.values, y, view, rng, fill))
-        return bound._deletion_mask(data.values, y, view, rng)
+        return bound._checked_mask(data.values, y, view, rng)
 
     def _corrupt_data(self, data, y, model, rng):
         fill = check_fill(self.fill)
@@ -273,9 +274,14 @@ class DeletionCorruption(Corruption):
 
     def _corrupt(self, X, y, model, rng):
         fill = check_fill(self.fill)
-        mask = self._deletion_mask(X, y, model, rng)
+        mask = self._checked_mask(X, y, model, rng)
         X[mask] = fill
         return X
+
+    def _checked_mask(self, X, y, model, rng) -> np.ndarray:
+        """``_deletion_mask``'s result, checked to be a boolean array of ``X``'s shape."""
+        return check_deletion_mask(self._deletion_mask(X, y, model, rng), X.shape,
+                                   type(self).__name__)
 
     def _sparse_deletion(self, X, y, model, rng, fill):
         """The deletion of a CSR matrix: ``(deleted, extra_rows, extra_cols)``.
@@ -294,7 +300,7 @@ class DeletionCorruption(Corruption):
             lo, hi = X.indptr[start], X.indptr[stop]
             local_rows = np.repeat(np.arange(stop - start), np.diff(X.indptr[start:stop + 1]))
             block = X[start:stop].toarray()
-            mask = self._deletion_mask(block, None if y is None else y[start:stop], model, rng)
+            mask = self._checked_mask(block, None if y is None else y[start:stop], model, rng)
             deleted[lo:hi] = mask[local_rows, X.indices[lo:hi]]
             if fill != 0:
                 mask[local_rows, X.indices[lo:hi]] = False

@@ -38,10 +38,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._blockwise import BlockwiseScoreMixin, blockwise_method
-from .._validation import check_option
+from .._validation import check_option, validate_data
 from ._sampling import checked_weights, weighted_nanmean
 
 __all__ = ["NAN_POLICIES", "VotingEnsembleMixin", "default_estimator", "seeded_clone",

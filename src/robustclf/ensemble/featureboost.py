@@ -8,7 +8,13 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
 
-from .._validation import check_fraction, check_generator, check_int, check_option
+from .._validation import (
+    check_fraction,
+    check_generator,
+    check_int,
+    check_n_jobs,
+    check_option,
+)
 from ._sampling import (
     RowSampler,
     deemphasize,
@@ -195,6 +201,7 @@ class FeatureBoostClassifier(VotingEnsembleMixin):
             min_kept=check_fraction(self.min_kept, "min_kept"),
         )
         check_option(self.voting, "voting", ("hard", "soft"))
+        check_n_jobs(self.n_jobs)
         self._check_nan_policy()
         if params["min_removed"] + params["min_kept"] > 1:
             raise ValueError(f"min_removed + min_kept must be at most 1, got "

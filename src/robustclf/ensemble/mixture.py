@@ -6,7 +6,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._validation import check_generator, check_int, check_option
+from .._validation import check_generator, check_int, check_n_jobs, check_option
 from ._sampling import RowSampler
 from ._voting import VotingEnsembleMixin, default_estimator, seeded_clone
 
@@ -126,6 +126,7 @@ class MixtureOfExpertsClassifier(VotingEnsembleMixin):
         """
         n_estimators = check_int(self.n_estimators, "n_estimators")
         check_option(self.voting, "voting", ("hard", "soft"))
+        check_n_jobs(self.n_jobs)
         base = default_estimator(self.estimator)
         X, y, weight = self._fit_input(X, y, sample_weight, base)
         check_classification_targets(y)

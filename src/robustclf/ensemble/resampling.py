@@ -9,10 +9,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._blockwise import BlockwiseScoreMixin, blockwise_method
-from .._validation import check_generator, check_option
+from .._validation import check_generator, check_option, validate_data
 from ._sampling import checked_weights, weighted_nanmean
 from ._voting import NAN_POLICIES
 

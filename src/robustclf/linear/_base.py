@@ -41,9 +41,9 @@ from .._blockwise import (
     blockwise_method,
     is_dask_collection,
 )
-from .._compat import LinearClassifierMixin, validate_data
+from .._compat import LinearClassifierMixin
 from .._convergence import warn_not_converged
-from .._validation import check_option
+from .._validation import check_magnitude, check_option, validate_data
 
 __all__ = [
     "NAN_POLICIES",
@@ -189,6 +189,7 @@ class ChunkReader:
             if not self.allow_nan:
                 raise ValueError("Input X contains NaN; with nan_policy='raise' NaN is an "
                                  "error (nan_policy='absent' reads it as an absent feature).")
+        check_magnitude(X, lower=False)  # a chunk: the lower bound is the whole matrix's
         if not self.keep_absent:
             X = absent_as_zero(X)
         y = np.asarray(yb).ravel()

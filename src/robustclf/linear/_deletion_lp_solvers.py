@@ -417,8 +417,18 @@ class _HighsMaster:
     def add_rows(self, A, r):
         A = sp.csr_matrix(A)
         A.sort_indices()
-        self._h.addRows(A.shape[0], r, np.full(A.shape[0], self._inf), A.nnz,
-                        A.indptr[:-1].astype(np.int32), A.indices.astype(np.int32), A.data)
+        status = self._h.addRows(A.shape[0], r, np.full(A.shape[0], self._inf), A.nnz,
+                                 A.indptr[:-1].astype(np.int32), A.indices.astype(np.int32),
+                                 A.data)
+        if status == type(status).kError:
+            # HiGHS refuses (and does not add) rows with a coefficient above its
+            # large_matrix_value, 1e15: the coefficients are entries of X times margin / P
+            largest = float(np.abs(A.data).max(initial=0.0))
+            raise ValueError(
+                f"X has values too large for the cutting-plane LP: a cut coefficient of "
+                f"magnitude {largest:.3g} (from the entries of X) exceeds the 1e15 that HiGHS "
+                "accepts. Scale the features first (e.g. sklearn.preprocessing.StandardScaler), "
+                "or use solver='subgradient'.")
 
     def add_cols(self, k):
         """Append ``k`` columns with zero cost and bounds ``[0, inf)``."""

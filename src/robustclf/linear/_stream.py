@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight
 
-from .._compat import validate_data
+from .._validation import validate_data
 from ._base import absent_as_zero
 
 __all__ = ["PartialFitMixin", "signed_targets"]
@@ -63,7 +63,7 @@ class PartialFitMixin:
         first = not hasattr(self, "classes_")
         name = type(self).__name__
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=first,
-                             ensure_all_finite=self._finiteness())
+                             ensure_all_finite=self._finiteness(), magnitude=True)
         X = absent_as_zero(X)
         check_classification_targets(y)
         if first:

@@ -10,6 +10,7 @@ from .._validation import (
     check_generator,
     check_int,
     check_max_iter,
+    check_n_jobs,
     check_nonnegative,
     check_option,
     check_positive,
@@ -229,6 +230,7 @@ default="uniform"
             check_max_iter(self.max_iter)
         if self.time_limit is not None:
             check_positive(self.time_limit, "time_limit")
+        check_n_jobs(self.n_jobs)
 
     def _fit_ovr(self, X, Y, sample_weight=None):
         """Solve Eq. (4) for every one-vs-rest column of ``Y`` (and every chunk)."""

@@ -31,13 +31,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .._compat import validate_data
 from .._validation import (
     check_bool,
     check_budget,
     check_generator,
     check_int,
     check_positive,
+    validate_data,
 )
 from .._worst_case import csr_knapsack_deletion, knapsack_deletion, unit_knapsack_deletion
 from ..feature_values import resolve_feature_values

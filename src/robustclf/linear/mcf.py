@@ -25,7 +25,6 @@ from sklearn.utils.validation import (
     _check_sample_weight,
     check_is_fitted,
     has_fit_parameter,
-    validate_data,
 )
 
 from .._blockwise import BlockwiseScoreMixin, blockwise_method
@@ -37,6 +36,7 @@ from .._validation import (
     check_max_iter,
     check_option,
     check_positive,
+    validate_data,
 )
 from ..noise import NoiseModel, make_noise
 from . import _dropout_solvers as solvers

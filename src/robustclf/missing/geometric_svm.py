@@ -11,7 +11,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._blockwise import BlockwiseScoreMixin, blockwise_method
-from .._compat import validate_data
 from .._convergence import warn_not_converged
 from .._validation import (
     check_bool,
@@ -20,6 +19,7 @@ from .._validation import (
     check_int,
     check_option,
     check_real,
+    validate_data,
 )
 from ..linear._base import NAN_POLICIES
 from . import _geometric_solver

@@ -19,9 +19,14 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils.validation import _check_feature_names_in, _check_sample_weight, check_is_fitted
 
 from .._blockwise import blockwise_method
-from .._compat import validate_data
 from .._convergence import warn_not_converged
-from .._validation import check_generator, check_int, check_option, check_real
+from .._validation import (
+    check_generator,
+    check_int,
+    check_option,
+    check_real,
+    validate_data,
+)
 
 __all__ = ["GroupMissingIndicator", "GaussianMixtureImputer", "make_imputation_baseline",
            "BASELINES"]
@@ -82,7 +87,9 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None) -> GroupMissingIndicator:
         """Detect the groups of features absent together."""
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
+        # only the positions of NaN are read: no magnitude check, any finite value will do
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan",
+                          magnitude=False)
         missing = np.isnan(X)
         ever = np.flatnonzero(missing.any(axis=0))
         _, labels = np.unique(missing[:, ever].T, axis=0, return_inverse=True)
@@ -179,7 +186,9 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
     Parameters
     ----------
     n_components : int, default=5
-        Number of clusters K (the paper tries 3, 5, 10, 15, 20).
+        Number of clusters K (the paper tries 3, 5, 10, 15, 20); at most the number of
+        rows (of positive weight) of the training data, else ``fit`` raises ``ValueError``,
+        as :class:`~sklearn.mixture.GaussianMixture` does.
     tol : float > 0, default=1e-3
         Largest change of an imputed value between rounds, in observed standard deviations of
         its column, at which the rounds stop.
@@ -273,14 +282,19 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
             weights = _check_sample_weight(sample_weight, X_all, dtype=np.float64,
                                            ensure_non_negative=True)
             X, weights = X_all[weights > 0], weights[weights > 0]
+        if n_components > X.shape[0]:  # as sklearn's GaussianMixture: no silent reduction
+            rows = "rows" if weights is None else "rows of positive weight"
+            raise ValueError(
+                f"n_components={n_components} must be at most the number of {rows} of X "
+                f"({X.shape[0]}): each cluster needs a row to start from.")
         missing = np.isnan(X)
         fill, scale = _weighted_column_moments(X, missing, weights)
         self.fill_ = fill
         filled = np.where(missing, fill, X)
-        k = min(n_components, X.shape[0])
         # start: a spherical mixture fitted (scikit-learn's EM) to the mean-filled data
-        self.mixture_ = GaussianMixture(k, covariance_type="spherical", reg_covar=_REG_COVAR,
-                                        tol=1e-6, max_iter=1000, init_params="k-means++",
+        self.mixture_ = GaussianMixture(n_components, covariance_type="spherical",
+                                        reg_covar=_REG_COVAR, tol=1e-6, max_iter=1000,
+                                        init_params="k-means++",
                                         random_state=int(rng.integers(2**31 - 1))).fit(filled)
         self.change_ = np.inf
         for self.n_iter_ in range(1, max_iter + 1):

@@ -14,9 +14,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._blockwise import BlockwiseScoreMixin, blockwise_method
-from .._compat import validate_data
 from .._convergence import warn_not_converged
-from .._validation import check_bool, check_int, check_option, check_real
+from .._validation import check_bool, check_int, check_option, check_real, validate_data
 from ..linear._base import NAN_POLICIES
 from .kernels import missingness_patterns
 
