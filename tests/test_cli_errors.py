@@ -66,8 +66,8 @@ def _empty(path):
 
 
 @pytest.mark.parametrize("name, make, words", [
-    ("corrupt.csv.gz", _corrupt_gzip, ["corrupt.csv.gz", "not readable"]),
-    ("truncated.csv.gz", _truncated_gzip, ["truncated.csv.gz", "not readable"]),
+    ("corrupt.csv.gz", _corrupt_gzip, ["corrupt.csv.gz", "not a readable CSV file"]),
+    ("truncated.csv.gz", _truncated_gzip, ["truncated.csv.gz", "not a readable CSV file"]),
     ("empty.csv", _empty, ["empty.csv"]),
     ("model.joblib", _corrupt_gzip, ["model.joblib"]),
 ])

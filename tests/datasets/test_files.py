@@ -115,3 +115,17 @@ def test_model_errors(tmp_path, table):
     named = LogisticRegression().fit(X[["a", "b"]].fillna(0), y)
     with pytest.raises(ValueError, match="cannot predict on the data's columns"):
         check_model_columns(named, X)   # NaN in b: LogisticRegression refuses it
+
+
+@pytest.mark.parametrize("content", [b"not gzip at all", None])
+def test_load_table_corrupt_or_truncated_gzip_names_the_file(tmp_path, content):
+    import gzip
+
+    path = tmp_path / "rows.csv.gz"
+    if content is None:       # a valid archive cut short (an interrupted download)
+        rows = "".join(f"{i * 0.37:.6f},{i % 2}\n" for i in range(3000))
+        whole = gzip.compress(("a,label\n" + rows).encode())
+        content = whole[:len(whole) // 2]
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=r"rows\.csv\.gz.* is not a readable CSV file"):
+        load_table(path, "label")

@@ -9,6 +9,7 @@ was expected, so that the command line can print it without a traceback.
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -96,7 +97,11 @@ def _read(path: Path, kind: str) -> pd.DataFrame:
                              f"({type(exc).__name__}: {exc}).") from None
     try:
         return pd.read_csv(path, sep="\t" if kind == "tsv" else ",")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except FileNotFoundError:
+        raise
+    # a corrupt or truncated compressed file (gzip.BadGzipFile is an OSError), no permission
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError,
+            EOFError, zlib.error) as exc:
         raise ValueError(f"data file {str(path)!r} is not a readable {kind.upper()} file "
                          f"({type(exc).__name__}: {exc}).") from None
 
