@@ -40,11 +40,9 @@ import argparse
 import json
 import subprocess
 import sys
-import time
-import warnings
 
 import numpy as np
-import scipy.sparse as sp
+from _sparse_harness import make_data, measure
 
 #: name -> (model, feature values, budget, function)
 CASES = {
@@ -55,24 +53,6 @@ CASES = {
     "imputed_uniform_b3_margins": ("imputed", "uniform", 3, "worst_case_margin"),
     "imputed_mi_b1_certified": ("imputed", "mutual_info", 1, "certified_error"),
 }
-
-
-def make_data(rows, features, density, seed=0):
-    """CSR matrix with values in [0, 1) and labels of a linear rule with 10 % noise."""
-    rng = np.random.default_rng(seed)
-    X = sp.random(rows, features, density=density, format="csr", random_state=rng,
-                  data_rvs=rng.random)
-    score = X @ rng.standard_normal(features)
-    y = (score + 0.1 * score.std() * rng.standard_normal(rows) > np.median(score)).astype(int)
-    return X, y
-
-
-def _status_kb(field):
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise KeyError(field)
 
 
 def run_case(name, layout, args):
@@ -97,15 +77,8 @@ def run_case(name, layout, args):
         values = mutual_info_values(X, y)
     data = X.toarray() if layout == "dense" else X
     del X
-    with open("/proc/self/clear_refs", "w") as fh:
-        fh.write("5")
-    before = _status_kb("VmRSS")
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        out = getattr(certify, func)(model, data, y, budget, values, fill=fill)
-    seconds = time.perf_counter() - start
-    extra = (_status_kb("VmHWM") - before) / 1024
+    out, seconds, extra = measure(
+        lambda: getattr(certify, func)(model, data, y, budget, values, fill=fill))
     if func == "certified_error":
         summary = {"error": out.error, "is_exact": out.is_exact, "bracket": out.bracket}
     else:

@@ -40,24 +40,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
-import time
-import warnings
 
 import numpy as np
-import scipy.sparse as sp
-
-
-def make_data(rows, features, density, seed=0):
-    """CSR matrix with values in [0, 1) and labels of a linear rule with 10 % noise."""
-    rng = np.random.default_rng(seed)
-    X = sp.random(rows, features, density=density, format="csr", random_state=rng,
-                  data_rvs=rng.random)
-    score = X @ rng.standard_normal(features)
-    y = (score + 0.1 * score.std() * rng.standard_normal(rows) > np.median(score)).astype(int)
-    return X, y
+from _sparse_harness import make_data, measure
 
 
 def _cases(cutting_rounds):
@@ -91,31 +78,11 @@ def _cases(cutting_rounds):
     return cases
 
 
-def _status_kb(field):
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise KeyError(field)
-
-
 def run_case(name, args):
     """Run one case in this process; returns a dict of time, extra memory and a summary."""
     X, y = make_data(args.rows, args.features, args.density)
     func = _cases(args.cutting_planes)[name]
-    try:  # reset the high-water mark of the resident memory (Linux >= 4.0)
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        before, how = _status_kb("VmRSS"), "hwm"
-    except OSError:
-        before, how = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "maxrss"
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        out = func(X, y)
-    seconds = time.perf_counter() - start
-    peak = _status_kb("VmHWM") if how == "hwm" else \
-        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out, seconds, extra = measure(lambda: func(X, y))
     summary = ""
     if hasattr(out, "score"):
         summary = f"train acc {out.score(X, y):.3f}"
@@ -123,7 +90,7 @@ def run_case(name, args):
             summary += f", solver {out.solver_}"
         if hasattr(out, "objective_") and np.size(out.objective_) == 1:
             summary += f", objective {float(np.ravel(out.objective_)[0]):.4f}"
-    return {"seconds": seconds, "extra_mb": (peak - before) / 1024, "summary": summary}
+    return {"seconds": seconds, "extra_mb": extra, "summary": summary}
 
 
 def main() -> None:
