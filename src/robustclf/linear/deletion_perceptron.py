@@ -245,13 +245,14 @@ def _online_pass(state, X, s, order, taus, values, budget, penalty, bound, fit_i
     The hypothesis changes only at rounds with positive loss, so the losses of the next rows
     under the *current* hypothesis are exact until the first of them is positive: rows are
     therefore evaluated in blocks, with one call of the shared worst-case solver per block
-    (vectorised over the block's rows), and the pass
-    advances to the first positive-loss row, updates, and continues from the next row. The block
-    length adapts to the observed gap between updates. Inside a block, a row whose margin stays
-    non-negative after deleting *all* its positive-gain features has zero loss without solving
-    the knapsack, and the knapsack is solved only over columns with a positive gain somewhere
-    (the others are never deleted).
+    (vectorised over the block's rows; :func:`_first_loss_dense` or, for a CSR ``X``,
+    :func:`_first_loss_sparse`), and the pass advances to the first positive-loss row, updates,
+    and continues from the next row. The block length adapts to the observed gap between
+    updates. A CSR ``X`` (canonical: sorted, no duplicates) is never densified and takes the
+    same rounds and updates as ``X.toarray()`` (up to the order of floating-point sums).
     """
+    first_loss = _first_loss_sparse if sp.issparse(X) else _first_loss_dense
+    totals = (float(values.sum()), float(penalty.sum()))
     w = state.w
     b = state.b
     m = order.shape[0]
@@ -259,43 +260,93 @@ def _online_pass(state, X, s, order, taus, values, budget, penalty, bound, fit_i
     block = 8
     while pos < m:
         rows = order[pos:pos + block]
-        sb = s[rows]
-        gains = sb[:, None] * X[rows] * w - penalty
-        value = sb * b + gains.sum(axis=1)
-        useful = gains > 0.0
-        candidate = np.flatnonzero(value - np.where(useful, gains, 0.0).sum(axis=1) < 0.0)
-        first = -1
-        if candidate.size:
-            cols = np.flatnonzero(useful[candidate].any(axis=0))
-            if cols.size:  # (knapsack_deletion does not accept zero columns)
-                res = knapsack_deletion(gains[candidate][:, cols], values[cols], budget)
-                hit = np.flatnonzero(value[candidate] - res.relaxed_gain < 0.0)
-            else:
-                hit = np.arange(candidate.size)
-            if hit.size:
-                first = candidate[hit[0]]
-        if first < 0:  # no update in this block
+        found = first_loss(X, rows, s[rows], w, b, values, budget, penalty, totals)
+        if found is None:  # no update in this block
             state.pending += rows.shape[0] if omega is None else \
                 omega[pos:pos + rows.shape[0]].sum()
             pos += rows.shape[0]
             block = min(2 * block, 512)
             continue
         # positive loss at row `first`: rounds up to it used (w, b); then the update on J_i
+        first, cols, kept, kept_value = found
         state.pending += first + 1 if omega is None else omega[pos:pos + first + 1].sum()
         state.w, state.b = w, b
         state.flush()
-        kept_x = X[rows[first]].copy()
-        deleted_value = 0.0
-        if cols.size:
-            kept_x[cols] *= 1.0 - res.fractions[hit[0]]
-            deleted_value = float(res.fractions[hit[0]] @ values[cols])
-        w, b = _apply_update(state, w, b, sb[first], taus[pos + first],
-                             1.0 if omega is None else omega[pos + first], slice(None), kept_x,
-                             float(values.sum()) - deleted_value, bound, fit_intercept)
+        w, b = _apply_update(state, w, b, s[rows[first]], taus[pos + first],
+                             1.0 if omega is None else omega[pos + first], cols, kept,
+                             kept_value, bound, fit_intercept)
         pos += first + 1
         block = first + 1
     state.w, state.b = w, b
     state.flush()
+
+
+def _first_loss_dense(X, rows, sb, w, b, values, budget, penalty, totals):
+    """The first row of the block ``rows`` with positive loss under ``(w, b)``, and its update.
+
+    Returns None when every row's loss is zero, else ``(first, cols, kept, kept_value)`` for
+    :func:`_apply_update`. A row whose margin stays non-negative after deleting *all* its
+    positive-gain features has zero loss without solving the knapsack, and the knapsack is
+    solved only over columns with a positive gain somewhere (the others are never deleted).
+    """
+    gains = sb[:, None] * X[rows] * w - penalty
+    value = sb * b + gains.sum(axis=1)
+    useful = gains > 0.0
+    candidate = np.flatnonzero(value - np.where(useful, gains, 0.0).sum(axis=1) < 0.0)
+    if not candidate.size:
+        return None
+    cols = np.flatnonzero(useful[candidate].any(axis=0))
+    if cols.size:  # (knapsack_deletion does not accept zero columns)
+        res = knapsack_deletion(gains[candidate][:, cols], values[cols], budget)
+        hit = np.flatnonzero(value[candidate] - res.relaxed_gain < 0.0)
+    else:
+        hit = np.arange(candidate.size)
+    if not hit.size:
+        return None
+    first = candidate[hit[0]]
+    kept_x = X[rows[first]].copy()
+    deleted_value = 0.0
+    if cols.size:
+        kept_x[cols] *= 1.0 - res.fractions[hit[0]]
+        deleted_value = float(res.fractions[hit[0]] @ values[cols])
+    return first, slice(None), kept_x, totals[0] - deleted_value
+
+
+def _first_loss_sparse(X, rows, sb, w, b, values, budget, penalty, totals):
+    """:func:`_first_loss_dense` for a canonical CSR ``X``, in O(nnz of the block).
+
+    A zero entry's gain ``-gamma v_j / P`` is never deleted, so only the stored entries of the
+    block are gathered (from ``X``'s arrays directly: scipy's row indexing costs more than the
+    rest of a round), and the knapsack runs on the stored entries of the rows that may have a
+    positive loss (:func:`~robustclf._worst_case.csr_knapsack_deletion`). The update touches
+    the row's stored features only.
+    """
+    indptr, indices, data = X.indptr, X.indices, X.data
+    starts, lengths = indptr[rows], indptr[rows + 1] - indptr[rows]
+    ends = np.cumsum(lengths)
+    owner = np.repeat(np.arange(rows.shape[0]), lengths)
+    at = np.arange(ends[-1]) + np.repeat(starts - (ends - lengths), lengths)
+    cols, vals = indices[at], data[at]
+    contrib = sb[owner] * vals * w[cols]
+    gains = contrib - penalty[cols]
+    value = sb * b + np.bincount(owner, contrib, rows.shape[0]) - totals[1]
+    useful = np.where(gains > 0.0, gains, 0.0)
+    candidate = np.flatnonzero(value - np.bincount(owner, useful, rows.shape[0]) < 0.0)
+    if not candidate.size:
+        return None
+    keep = np.isin(owner, candidate)
+    sub = sp.csr_matrix((gains[keep], cols[keep], np.r_[0, np.cumsum(lengths[candidate])]),
+                        shape=(candidate.size, X.shape[1]))
+    relaxed, fractions = csr_knapsack_deletion(sub, values, budget)
+    hit = np.flatnonzero(value[candidate] - relaxed < 0.0)
+    if not hit.size:
+        return None
+    first = int(candidate[hit[0]])
+    lo, hi = fractions.indptr[hit[0]], fractions.indptr[hit[0] + 1]
+    mine = slice(ends[first] - lengths[first], ends[first])
+    deleted = fractions.data[lo:hi]
+    return (first, cols[mine], vals[mine] * (1.0 - deleted),
+            totals[0] - float(deleted @ values[cols[mine]]))
 
 
 def _apply_update(state, w, b, si, tau, weight, cols, kept, kept_value, bound, fit_intercept):
@@ -316,73 +367,6 @@ def _apply_update(state, w, b, si, tau, weight, cols, kept, kept_value, bound, f
         b = min(max(b + step, -bound), bound)
     state.n_updates += 1
     return w, b
-
-
-def _online_pass_sparse(state, X, s, order, taus, values, budget, penalty, bound, fit_intercept,
-                        omega=None):
-    """:func:`_online_pass` for a CSR ``X`` (canonical: sorted, no duplicates), never densified.
-
-    The same rounds: rows are evaluated in adaptive blocks under the current hypothesis and the
-    pass advances to the first row with positive loss. A zero entry's gain ``-gamma v_j / P`` is
-    never deleted, so only the stored entries of a block are gathered (memory and time O(nnz of
-    the block), from ``X``'s arrays directly: scipy's row indexing costs more than the rest of
-    a round), a row whose margin stays non-negative after deleting all its positive-gain
-    entries is skipped, and the knapsack runs on the stored entries of the others
-    (:func:`~robustclf._worst_case.csr_knapsack_deletion`). The update touches the row's stored
-    features only. Same rounds and updates as the dense pass on ``X.toarray()`` (up to the
-    order of floating-point sums).
-    """
-    w = state.w
-    b = state.b
-    indptr, indices, data = X.indptr, X.indices, X.data
-    total_value = float(values.sum())
-    total_penalty = float(penalty.sum())
-    m = order.shape[0]
-    pos = 0
-    block = 8
-    while pos < m:
-        rows = order[pos:pos + block]
-        sb = s[rows]
-        starts, lengths = indptr[rows], indptr[rows + 1] - indptr[rows]
-        ends = np.cumsum(lengths)
-        owner = np.repeat(np.arange(rows.shape[0]), lengths)
-        at = np.arange(ends[-1]) + np.repeat(starts - (ends - lengths), lengths)
-        cols, vals = indices[at], data[at]
-        contrib = sb[owner] * vals * w[cols]
-        gains = contrib - penalty[cols]
-        value = sb * b + np.bincount(owner, contrib, rows.shape[0]) - total_penalty
-        useful = np.where(gains > 0.0, gains, 0.0)
-        candidate = np.flatnonzero(value - np.bincount(owner, useful, rows.shape[0]) < 0.0)
-        first = -1
-        if candidate.size:
-            keep = np.isin(owner, candidate)
-            sub = sp.csr_matrix((gains[keep], cols[keep], np.r_[0, np.cumsum(lengths[candidate])]),
-                                shape=(candidate.size, X.shape[1]))
-            relaxed, fractions = csr_knapsack_deletion(sub, values, budget)
-            hit = np.flatnonzero(value[candidate] - relaxed < 0.0)
-            if hit.size:
-                first = int(candidate[hit[0]])
-        if first < 0:  # no update in this block
-            state.pending += rows.shape[0] if omega is None else \
-                omega[pos:pos + rows.shape[0]].sum()
-            pos += rows.shape[0]
-            block = min(2 * block, 512)
-            continue
-        state.pending += first + 1 if omega is None else omega[pos:pos + first + 1].sum()
-        state.w, state.b = w, b
-        state.flush()
-        lo, hi = fractions.indptr[hit[0]], fractions.indptr[hit[0] + 1]
-        mine = slice(ends[first] - lengths[first], ends[first])
-        deleted = fractions.data[lo:hi]
-        w, b = _apply_update(state, w, b, sb[first], taus[pos + first],
-                             1.0 if omega is None else omega[pos + first], cols[mine],
-                             vals[mine] * (1.0 - deleted),
-                             total_value - float(deleted @ values[cols[mine]]), bound,
-                             fit_intercept)
-        pos += first + 1
-        block = first + 1
-    state.w, state.b = w, b
-    state.flush()
 
 
 class DeletionRobustPerceptron(PartialFitMixin, LinearClassifierBase):
@@ -578,12 +562,8 @@ default="uniform"
             X = sp.csr_matrix(X, copy=True)
             X.sum_duplicates()
         for state, s in zip(self._states, targets, strict=True):
-            if sp.issparse(X):
-                _online_pass_sparse(state, X, s, order, taus, values, budget, penalty,
-                                    float(self.weight_bound), bool(self.fit_intercept), omega)
-            else:
-                _online_pass(state, X, s, order, taus, values, budget, penalty,
-                             float(self.weight_bound), bool(self.fit_intercept), omega)
+            _online_pass(state, X, s, order, taus, values, budget, penalty,
+                         float(self.weight_bound), bool(self.fit_intercept), omega)
         self.t_ += order.shape[0] if omega is None else omega.sum()
         self.n_updates_ = np.array([st.n_updates for st in self._states])
         return (np.stack([st.w_sum for st in self._states]) / self.t_,
