@@ -1,10 +1,7 @@
 """The one place where robustclf imports private or version-dependent third-party names."""
 
 from sklearn.linear_model._base import LinearClassifierMixin
-
-# the library's validate_data (scikit-learn's plus the magnitude check), so that every module
-# importing it from here validates as the estimators do
-from ._validation import validate_data
+from sklearn.utils.validation import validate_data
 
 __all__ = ["LinearClassifierMixin", "validate_data", "persistent_highs"]
 

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import validate_data as _sklearn_validate_data
+
+from ._compat import validate_data as _sklearn_validate_data
 
 __all__ = [
     "MAX_MAGNITUDE",

@@ -11,8 +11,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import validate_data
 from ..linear import DropoutLogisticRegression, DropoutSVC, FDROPClassifier, MCFClassifier
 
 PAPER = ("N. Chen, J. Zhu, J. Chen and B. Zhang. Dropout training for support vector machines. "

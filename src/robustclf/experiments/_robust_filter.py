@@ -22,8 +22,7 @@ from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._compat import validate_data
-from .._validation import check_fraction, check_nonnegative
+from .._validation import check_fraction, check_nonnegative, validate_data
 
 __all__ = ["MCDFilterClassifier", "filter_mask"]
 

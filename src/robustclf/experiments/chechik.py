@@ -30,8 +30,7 @@ from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._compat import validate_data
-from .._validation import check_positive
+from .._validation import check_positive, validate_data
 from ..corruption import RandomDeletion
 from ..datasets import (
     load_breast_cancer_wisconsin,
