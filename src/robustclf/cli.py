@@ -115,8 +115,8 @@ def _build_parser() -> argparse.ArgumentParser:
                        help=f"folder for {what} (default: {default_output}). {_OUTPUT_HELP}")
         p.add_argument("--force", action="store_true", help=force)
 
-    def common(p, default_output):
-        output(p, default_output)
+    def common(p, default_output, **kwargs):
+        output(p, default_output, **kwargs)
         p.add_argument("--seed", type=_seed, default=0,
                        help=f"random seed, an integer in [0, {_MAX_SEED}] (default: 0)")
         p.add_argument("--n-jobs", type=_n_jobs, default=None,
@@ -189,9 +189,16 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="the bundled data and spambase, one split of <= 600 rows")
     bench.set_defaults(mode="full")
 
-    reproduce = command("reproduce", help="run a paper reproduction")
+    reproduce = command(
+        "reproduce", help="run a paper reproduction",
+        description="Run a paper reproduction. Each finished cell (one fold, repeat or grid "
+                    "point) is kept in OUTPUT/NAME/cells/MODE-seedSEED/: an interrupted run, "
+                    "rerun with the same command, resumes where it stopped and computes only "
+                    "the missing cells.")
     reproduce.add_argument("name", help="experiment name (see `robustclf list`)")
-    common(reproduce, "robustclf-results")
+    common(reproduce, "robustclf-results",
+           force="overwrite the report of a previous run in --output and recompute every "
+                 "cell, also those kept from an interrupted run")
     reproduce.add_argument("--fast", action="store_true", help="the quick mode used in tests")
     parser.commands = sub.choices   # each command's parser, for its own error messages
     return parser
@@ -485,14 +492,28 @@ def _cmd_certify(args) -> int:
     return _finish(output, frame, section, title, _models_note(run))
 
 
+def _kept_cells(args, cells: Path) -> Path:
+    """The folder keeping the finished cells of this run: emptied with ``--force``, else
+    resumed from (said on stderr); named in the message if the run is interrupted."""
+    if args.force and cells.is_dir():
+        shutil.rmtree(cells)
+    elif cells.is_dir():
+        print(f"resuming: finished cells are read from {cells}", file=sys.stderr)
+    args.kept_cells = cells
+    return cells
+
+
 def _cmd_reproduce(args) -> int:
     from .experiments import get_experiment
+    from .experiments._base import keeping_cells
     from .report import write_experiment
 
     experiment = get_experiment(args.name)
     output = _output_dir(args, args.output / experiment.name, "report.md")
-    result = experiment.run(fast=args.fast, random_state=args.seed, n_jobs=args.n_jobs,
-                            data_dir=args.data_dir)
+    mode = "fast" if args.fast else "full"
+    with keeping_cells(_kept_cells(args, output / "cells" / f"{mode}-seed{args.seed}")):
+        result = experiment.run(fast=args.fast, random_state=args.seed, n_jobs=args.n_jobs,
+                                data_dir=args.data_dir)
     path = write_experiment(result, output)
     print(f"report written to {path.resolve()}")
     return 0
@@ -504,12 +525,7 @@ def _cmd_benchmark(args) -> int:
     from .experiments.benchmark import run_benchmark, write_benchmark
 
     output = _output_dir(args, args.output, "benchmark.md")
-    cells = output / "benchmark_data" / "cells" / f"{args.mode}-seed{args.seed}"
-    if args.force and cells.is_dir():
-        shutil.rmtree(cells)
-    elif cells.is_dir():
-        print(f"resuming: finished cells are read from {cells}", file=sys.stderr)
-    args.kept_cells = cells   # named if the run is interrupted
+    cells = _kept_cells(args, output / "benchmark_data" / "cells" / f"{args.mode}-seed{args.seed}")
     start = time.perf_counter()
     frame = run_benchmark(mode=args.mode, random_state=args.seed, data_dir=args.data_dir,
                           progress=_progress(args), cells=cells)

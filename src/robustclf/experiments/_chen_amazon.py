@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.svm import LinearSVC
 
 from ..datasets import load_amazon_reviews
 from ..linear import ExplicitCorruptionClassifier
-from ._base import CurveResult, ExperimentResult
+from ._base import CurveResult, ExperimentResult, active_cells
 from ._chen_common import COLUMNS, MAX_SEED, errors, make_estimator, timed_fit
 
 __all__ = ["run_amazon_explicit", "run_amazon_q", "load_amazon_top"]
@@ -101,9 +101,10 @@ def run_amazon_explicit(*, fast: bool = False, random_state: int = 0, n_jobs=Non
     tasks = [(EXPLICIT, m) for m in copies]
     tasks += [(name, 0) for name in ("Dropout-SVM (bound)", "Dropout-SVM (gaussian)",
                                      "LinearSVC (no corruption)")]
-    out = Parallel(n_jobs=n_jobs)(
-        delayed(_explicit_task)(k, tr, te, X, y, method, m, s["qs"], s["cs"], int(seeds[k]))
-        for k, (tr, te) in enumerate(folds) for method, m in tasks)
+    out = active_cells().parallel(
+        ((f"fold{k}-{method}-M{m}",
+          delayed(_explicit_task)(k, tr, te, X, y, method, m, s["qs"], s["cs"], int(seeds[k])))
+         for k, (tr, te) in enumerate(folds) for method, m in tasks), n_jobs=n_jobs)
     rows = []
     for method, m, fold, err, fit_s, pred_s, q, c in out:
         levels = [m] if method == EXPLICIT else copies  # M-free methods: a flat line
@@ -145,9 +146,11 @@ def run_amazon_q(*, fast: bool = False, random_state: int = 0, n_jobs=None,
                                data_dir=data_dir, random_state=random_state)
         folds = _folds(y, s["n_folds"], random_state)
         seeds = np.random.default_rng(random_state).integers(0, MAX_SEED, size=len(folds))
-        out = Parallel(n_jobs=n_jobs)(
-            delayed(_q_task)(k, tr, te, X, y, name, q, s["cs"], int(seeds[k]))
-            for k, (tr, te) in enumerate(folds) for name in names for q in levels)
+        out = active_cells().parallel(
+            ((f"{domain}-fold{k}-{name}-q{q:g}",
+              delayed(_q_task)(k, tr, te, X, y, name, q, s["cs"], int(seeds[k])))
+             for k, (tr, te) in enumerate(folds) for name in names for q in levels),
+            n_jobs=n_jobs)
         frame = pd.DataFrame([(n, "dropout", "q", lev, k, e, f, p, q, c)
                               for n, lev, k, e, f, p, q, c in out], columns=COLUMNS)
         curves.append(CurveResult(

@@ -19,7 +19,7 @@ from itertools import product
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.impute import SimpleImputer
@@ -41,7 +41,13 @@ from ..datasets import (
 )
 from ..evaluation import CURVE_COLUMNS, paired_differences
 from ..missing import GeometricMarginSVC, make_imputation_baseline
-from ._base import CurveResult, Experiment, ExperimentResult, register_experiment
+from ._base import (
+    CurveResult,
+    Experiment,
+    ExperimentResult,
+    active_cells,
+    register_experiment,
+)
 
 __all__ = ["method_grids", "cached_method_grids", "cross_validated_errors", "run_mcar",
            "run_structural", "run_votes", "SUBTYPE_PARTS", "SUBTYPE_SETTINGS",
@@ -143,9 +149,10 @@ def cross_validated_errors(datasets, grids: dict[str, list], *, corruption: str,
         for fold, (tr, te) in enumerate(folds):
             for name, candidates in grids.items():
                 tasks.append((level, fold, name, candidates, X[tr], y[tr], X[te], y[te]))
-    out = Parallel(n_jobs=n_jobs)(
-        delayed(_select_and_test)(name, cands, a, b, c, d, random_state + fold)
-        for level, fold, name, cands, a, b, c, d in tasks)
+    out = active_cells().parallel(
+        ((f"{level:g}-fold{fold}-{name}",
+          delayed(_select_and_test)(name, cands, a, b, c, d, random_state + fold))
+         for level, fold, name, cands, a, b, c, d in tasks), n_jobs=n_jobs)
     rows = [dict(estimator=t[2], corruption=corruption, level_name=level_name, level=t[0],
                  repeat=t[1], error=e, fit_seconds=f, predict_seconds=p)
             for t, (e, f, p) in zip(tasks, out, strict=True)]
@@ -494,8 +501,9 @@ def fair_comparison(settings: dict, *, n_train: int, n_test: int, n_repeats: int
                               best_params="", refit_type=""))
             for name, (est, grid) in grids.items():
                 tasks.append(((level, r), name, est, grid, X[tr], y[tr], X[te], y[te], splits))
-    out = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(name, clone(est), grid, *rest)
-                                  for _, name, est, grid, *rest in tasks)
+    out = active_cells().parallel(
+        ((f"{level:g}-repeat{r}-{name}", delayed(_fit_one)(name, clone(est), grid, *rest))
+         for (level, r), name, est, grid, *rest in tasks), n_jobs=n_jobs)
     rows = [dict(res, level=key[0], repeat=key[1])
             for (key, *_), res in zip(tasks, out, strict=True)] + bayes
     frame = pd.DataFrame(rows)

@@ -19,12 +19,18 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from ..corruption import RandomDeletion
 from ..datasets import load_mnist
 from ..evaluation import paired_differences
-from ._base import CurveResult, Experiment, ExperimentResult, register_experiment
+from ._base import (
+    CurveResult,
+    Experiment,
+    ExperimentResult,
+    active_cells,
+    register_experiment,
+)
 from ._chen_amazon import run_amazon_explicit, run_amazon_q
 from ._chen_common import (
     BASELINES,
@@ -267,8 +273,9 @@ def run_mnist_nightmare(*, fast: bool = False, random_state: int = 0, n_jobs=Non
                         data_dir=None) -> ExperimentResult:
     """Nightmare at test time on MNIST (Figure 3), both selection protocols, both objectives."""
     X, y, val_sets, test_sets, levels, sizes = _mnist_setup(fast, random_state, data_dir)
-    out = Parallel(n_jobs=n_jobs)(delayed(_fit_point)(name, q, c, X, y, val_sets, test_sets)
-                                  for name, q, c in _mnist_tasks(fast))
+    out = active_cells().parallel(
+        ((f"{name}-q{q:g}-C{c:g}", delayed(_fit_point)(name, q, c, X, y, val_sets, test_sets))
+         for name, q, c in _mnist_tasks(fast)), n_jobs=n_jobs)
     points = pd.DataFrame(out, columns=POINT_COLUMNS)
     return _mnist_result(points, levels, sizes, fast)
 

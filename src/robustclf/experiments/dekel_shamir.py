@@ -33,7 +33,13 @@ from ..evaluation import paired_differences, robustness_curve
 from ..feature_values import mutual_info_values
 from ..linear.deletion_lp import DeletionRobustLP
 from ..report import markdown_table
-from ._base import CurveResult, Experiment, ExperimentResult, register_experiment
+from ._base import (
+    CurveResult,
+    Experiment,
+    ExperimentResult,
+    active_cells,
+    register_experiment,
+)
 
 try:  # written concurrently for the same issue; left out (with a note) if absent
     from ..linear.deletion_perceptron import DeletionRobustPerceptron
@@ -191,8 +197,10 @@ def run_sanity(*, fast: bool = False, random_state: int = 0, n_jobs=None,
     main.update({f"LP N=20 C/gamma={r:g}":
                  (lambda v, r=r: DeletionRobustLP(budget=20, feature_values=v, weight_bound=r))
                  for r in ratios})
-    frames = [_sanity_rows(main, int(seed), 0.25, [0, 1, 2], n_jobs).assign(repeat=rep)
-              for rep, seed in enumerate(seeds)]
+    cell = active_cells()
+    frames = [cell(f"sanity-repeat{rep}",
+                   lambda seed=seed: _sanity_rows(main, int(seed), 0.25, [0, 1, 2], n_jobs))
+              .assign(repeat=rep) for rep, seed in enumerate(seeds)]
     paper = pd.DataFrame({0: [np.nan, np.nan], 1: [0.0, 0.0], 2: [0.477, 0.22]},
                          index=["SVM (C not given)", "LP N=20"])
     curve = CurveResult(
@@ -211,8 +219,9 @@ def run_sanity(*, fast: bool = False, random_state: int = 0, n_jobs=None,
             "SVM C=1, real features only": _real_features_svm(1.0)}
     if fast:
         sens = {k: sens[k] for k in ("LP N=20 C/gamma=10", "SVM C=1, real features only")}
-    rows = [_sanity_rows(sens, int(seed), margin, [2], n_jobs).assign(repeat=rep, level=margin,
-                                                                       level_name="margin")
+    rows = [cell(f"margin{margin:g}-repeat{rep}",
+                 lambda s=seed, m=margin: _sanity_rows(sens, int(s), m, [2], n_jobs))
+            .assign(repeat=rep, level=margin, level_name="margin")
             for margin in margins for rep, seed in enumerate(seeds)]
     sensitivity = CurveResult(
         "sanity_margin_sensitivity",
@@ -337,7 +346,7 @@ def run_random_deletion(*, fast: bool = False, random_state: int = 0, n_jobs=Non
         validation data at every level. Default: {N, 2N} at level N (the grid then differs per
         level; a fixed grid is fitted once per repeat and is cheaper).
     """
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
     if datasets is None:
         datasets = ["spambase"] if fast else ["spambase", "mnist47"]
@@ -349,11 +358,12 @@ def run_random_deletion(*, fast: bool = False, random_state: int = 0, n_jobs=Non
         seeds = check_generator(random_state).integers(0, 2**31 - 3, size=max(reps) + 1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            rows = Parallel(n_jobs=n_jobs)(
-                delayed(_random_deletion_rows)(dataset, X, y, levels[dataset], rep,
-                                               int(seeds[rep]), 50, 100 if fast else 500,
-                                               fast, (budgets or {}).get(dataset))
-                for rep in reps)
+            rows = active_cells().parallel(
+                ((f"{dataset}-repeat{rep}",
+                  delayed(_random_deletion_rows)(dataset, X, y, levels[dataset], rep,
+                                                 int(seeds[rep]), 50, 100 if fast else 500,
+                                                 fast, (budgets or {}).get(dataset)))
+                 for rep in reps), n_jobs=n_jobs)
         frame = pd.DataFrame([r for rs in rows for r in rs])
         grid = ("{N, 2N}" if (budgets or {}).get(dataset) is None
                 else "{" + ", ".join(map(str, budgets[dataset])) + "}")
@@ -526,16 +536,18 @@ def _short_params(est) -> str:
 def _greedy_curves(tag, title, X, y, values, budgets, *, folds, lp_options, methods,
                    random_state, n_jobs, note="", grids=None):
     """Cross-validated greedy-adversary error and certified error, one training budget per N."""
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
     cv = StratifiedKFold(folds, shuffle=True, random_state=random_state)
     seed = int(random_state) if isinstance(random_state, (int, np.integer)) else 0  # tuning split
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        out = Parallel(n_jobs=n_jobs)(
-            delayed(_greedy_fold)(X, y, tr, te, fold, budget, values, lp_options, methods,
-                                  grids, seed + fold)
-            for budget in budgets for fold, (tr, te) in enumerate(cv.split(X, y)))
+        out = active_cells().parallel(
+            ((f"{tag}-N{budget}-fold{fold}",
+              delayed(_greedy_fold)(X, y, tr, te, fold, budget, values, lp_options, methods,
+                                    grids, seed + fold))
+             for budget in budgets for fold, (tr, te) in enumerate(cv.split(X, y))),
+            n_jobs=n_jobs)
     if grids is None:
         params = ("LP and Perceptron budget N with C/gamma = 10, the Perceptron in one pass (the "
                   "paper's) and in 5 epochs; FDROP K = N, C = 1; SVM (free bias) C = 1; no "

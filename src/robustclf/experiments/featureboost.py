@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import KNeighborsClassifier
@@ -35,7 +35,13 @@ from ..ensemble import (
     WeightResamplingClassifier,
 )
 from ..ensemble._voting import seeded_clone
-from ._base import CurveResult, Experiment, ExperimentResult, register_experiment
+from ._base import (
+    CurveResult,
+    Experiment,
+    ExperimentResult,
+    active_cells,
+    register_experiment,
+)
 
 __all__ = ["run_threshold", "run_votes", "base_learners", "meta_learners"]
 
@@ -121,10 +127,11 @@ def _run_trials(make_data, learners, corruptions, *, n_trials, n_experts, n_samp
                 random_state, n_jobs) -> pd.DataFrame:
     rng = np.random.default_rng(random_state)
     seeds = rng.integers(0, _MAX_SEED, size=(n_trials, 2))
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_trial)(t, int(seeds[t, 1]), make_data(int(seeds[t, 0])), learners,
-                        corruptions, n_experts=n_experts, n_samples=n_samples, groups=groups)
-        for t in range(n_trials))
+    results = active_cells().parallel(
+        ((f"trial{t}",
+          delayed(_trial)(t, int(seeds[t, 1]), make_data(int(seeds[t, 0])), learners,
+                          corruptions, n_experts=n_experts, n_samples=n_samples, groups=groups))
+         for t in range(n_trials)), n_jobs=n_jobs)
     return pd.DataFrame([r for rows in results for r in rows],
                         columns=["learner", "kind", "estimator", "level", "repeat", "error",
                                  "fit_seconds", "predict_seconds"])

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, SGDClassifier
@@ -33,7 +33,13 @@ from ..datasets import load_spambase, make_contaminated_logistic
 from ..evaluation import paired_differences
 from ..linear.rolr import RobustLogisticRegression
 from ..report import markdown_table
-from ._base import CurveResult, Experiment, ExperimentResult, register_experiment
+from ._base import (
+    CurveResult,
+    Experiment,
+    ExperimentResult,
+    active_cells,
+    register_experiment,
+)
 from ._robust_filter import MCDFilterClassifier, filter_mask
 
 __all__ = ["run_simulation", "run_matched_outliers", "run_spambase", "run_correlated"]
@@ -164,9 +170,10 @@ def _sweep(task: str, *, fast: bool, random_state: int, n_jobs, matched: bool) -
     levels = [0.0, 0.5, 1.0] if fast else _LEVELS
     seeds = check_generator(random_state).integers(0, 2**31 - 1, size=repeats)
     tasks = [(level, r, int(seeds[r])) for level in levels for r in range(repeats)]
-    out = Parallel(n_jobs=n_jobs)(
-        delayed(_simulation_task)(task, level, r, seed, n, p, 1000, matched)
-        for level, r, seed in tasks)
+    out = active_cells().parallel(
+        ((f"{task}-{level:g}-repeat{r}",
+          delayed(_simulation_task)(task, level, r, seed, n, p, 1000, matched))
+         for level, r, seed in tasks), n_jobs=n_jobs)
     return pd.DataFrame([row for rows in out for row in rows])
 
 
@@ -293,9 +300,9 @@ def run_spambase(*, fast: bool = False, random_state: int = 0, n_jobs=None,
     levels = [0.0, 0.2] if fast else [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8]
     repeats, n_train = (1, 400) if fast else (5, None)   # fast: n + n1 <= 500 rows for MCD
     seeds = check_generator(random_state).integers(0, 2**31 - 1, size=repeats)
-    out = Parallel(n_jobs=n_jobs)(
-        delayed(_spambase_task)(level, r, int(seeds[r]), X, y, n_train)
-        for level in levels for r in range(repeats))
+    out = active_cells().parallel(
+        ((f"{level:g}-repeat{r}", delayed(_spambase_task)(level, r, int(seeds[r]), X, y, n_train))
+         for level in levels for r in range(repeats)), n_jobs=n_jobs)
     frame = pd.DataFrame([row for rows in out for row in rows])
     intro = (
         "UCI spambase (4601 e-mails, 57 features), 70/30 stratified split, features standardised "
@@ -391,9 +398,10 @@ def run_correlated(*, fast: bool = False, random_state: int = 0, n_jobs=None,
     seeds = check_generator(random_state).integers(0, 2**31 - 1, size=repeats)
     frames = {}
     for task in ("regression", "classification"):
-        out = Parallel(n_jobs=n_jobs)(
-            delayed(_correlated_task)(task, rho, r, int(seeds[r]), n, p, 1000)
-            for rho in rhos for r in range(repeats))
+        out = active_cells().parallel(
+            ((f"{task}-rho{rho:g}-repeat{r}",
+              delayed(_correlated_task)(task, rho, r, int(seeds[r]), n, p, 1000))
+             for rho in rhos for r in range(repeats)), n_jobs=n_jobs)
         frames[task] = pd.DataFrame([row for rows in out for row in rows])
     compared = [_MCD, _MCD_CHI2, _WHITENED, "LR+P", "LR", _LIMIT]
     protocol = (
