@@ -9,11 +9,13 @@ was expected, so that the command line can print it without a traceback.
 
 from __future__ import annotations
 
-import zlib
+import gzip
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ._paths import GZIP_ERRORS, gzip_error
 
 __all__ = ["load_table", "load_model", "check_model_columns", "non_numeric_columns"]
 
@@ -36,7 +38,11 @@ def load_table(path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     Returns
     -------
     X : pandas.DataFrame
-        The other columns, with the dtypes pandas infers (numbers; text as a string dtype).
+        The other columns, with the dtypes pandas infers, except that integer and boolean
+        columns are read as float64 (text keeps a string dtype). The features are values that
+        corruptions and imputers make absent by writing NaN, which an integer column cannot
+        hold: an all-integer table would otherwise fail in a scikit-learn imputer ("fill_value
+        ... cannot be cast") or be silently upcast halfway through an evaluation.
     y : pandas.Series
         The labels. Rows whose label is empty are dropped (a model cannot be scored on them).
 
@@ -82,7 +88,15 @@ def load_table(path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     if not labelled.any():
         raise ValueError(f"data file {str(path)!r}: the target column {target!r} is empty.")
     frame = frame.loc[labelled]
-    return frame.drop(columns=[target]), frame[target]
+    return _float_features(frame.drop(columns=[target])), frame[target]
+
+
+def _float_features(X: pd.DataFrame) -> pd.DataFrame:
+    """``X`` with its integer and boolean columns (nullable ones included) as float64; a
+    missing entry of a nullable column (``pd.NA``) becomes NaN, the library's absent value."""
+    exact = {c: "float64" for c in X.columns if pd.api.types.is_integer_dtype(X[c])
+             or pd.api.types.is_bool_dtype(X[c])}
+    return X.astype(exact) if exact else X
 
 
 def _read(path: Path, kind: str) -> pd.DataFrame:
@@ -95,15 +109,37 @@ def _read(path: Path, kind: str) -> pd.DataFrame:
         except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file
             raise ValueError(f"data file {str(path)!r} is not a readable parquet file "
                              f"({type(exc).__name__}: {exc}).") from None
+    sep = "\t" if kind == "tsv" else ","
+    if path.suffix.lower() == ".gz":
+        return _read_gzip_csv(path, sep, kind)
     try:
-        return pd.read_csv(path, sep="\t" if kind == "tsv" else ",")
+        return pd.read_csv(path, sep=sep)
     except FileNotFoundError:
         raise
-    # a corrupt or truncated compressed file (gzip.BadGzipFile is an OSError), no permission
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError,
-            EOFError, zlib.error) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
+            OSError) as exc:  # OSError: no permission, a folder...
         raise ValueError(f"data file {str(path)!r} is not a readable {kind.upper()} file "
                          f"({type(exc).__name__}: {exc}).") from None
+
+
+def _read_gzip_csv(path: Path, sep: str, kind: str) -> pd.DataFrame:
+    """A gzipped CSV/TSV, decompressed to the end of its stream.
+
+    The stream is read past the last row pandas parsed, so that the end-of-stream marker, CRC
+    and length of every gzip member are checked whatever the parser reads: a file cut short
+    (``EOFError``) or corrupt is an error naming the file, never a shorter table.
+    """
+    try:
+        with gzip.open(path, "rb") as stream:
+            frame = pd.read_csv(stream, sep=sep, compression=None)
+            stream.read()  # nothing left after a complete parse: only the end-of-stream checks
+    except GZIP_ERRORS as exc:
+        raise gzip_error(path, exc, kind.upper()) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
+            OSError) as exc:
+        raise ValueError(f"data file {str(path)!r} is not a readable {kind.upper()} file "
+                         f"({type(exc).__name__}: {exc}).") from None
+    return frame
 
 
 def non_numeric_columns(X: pd.DataFrame) -> list[str]:

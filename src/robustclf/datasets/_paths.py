@@ -19,6 +19,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -157,12 +158,39 @@ def find_dataset_dir(subdir: str, marker_names: Sequence[str], *, path=None,
     raise _not_found(subdir, "a folder holding " + " or ".join(marker_names), looked)
 
 
+#: What a corrupt or truncated gzip file raises when it is read to its end: ``EOFError`` (the
+#: stream ends before its end-of-stream marker: a cut file), ``gzip.BadGzipFile`` (an
+#: ``OSError``: bad header, CRC or length) or ``zlib.error`` (corrupt deflate data).
+GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
+
+
+def gzip_error(path, exc: Exception, kind: str = "gzip") -> ValueError:
+    """The error for a file that ``exc`` (one of :data:`GZIP_ERRORS`) showed to be a corrupt
+    or truncated gzip file; ``kind`` is the format expected (``"CSV"``...)."""
+    return ValueError(f"data file {str(path)!r} is not a readable {kind} file: it is a corrupt "
+                      f"or truncated gzip file, an interrupted download? "
+                      f"({type(exc).__name__}: {exc}).")
+
+
 def read_bytes(path: str | os.PathLike) -> bytes:
-    """The file's content, gunzipped when it starts with the gzip magic bytes."""
+    """The file's content, gunzipped when it starts with the gzip magic bytes.
+
+    A gzipped file is decompressed to its end, so that a truncated file (an interrupted
+    download) or a corrupt one is detected by its missing end-of-stream marker or its CRC,
+    never read as a shorter table.
+
+    Raises
+    ------
+    ValueError
+        The file is a corrupt or truncated gzip file (the message names it).
+    """
     with open(path, "rb") as fh:
         raw = fh.read()
     if raw[:2] == _GZIP_MAGIC:
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except GZIP_ERRORS as exc:
+            raise gzip_error(path, exc) from None
     return raw
 
 
