@@ -18,9 +18,17 @@ from ._common import RandomState
 __all__ = ["make_subtype_missing"]
 
 
-def _subtype_blocks(subtype_blocks, n_subtypes: int, n_blocks: int, block_prob: float,
+def _subtype_blocks(subtype_blocks, n_blocks: int, block_prob: float, probs: np.ndarray,
                     rng: np.random.Generator) -> np.ndarray:
-    """Which blocks each subtype has: given, or each present w.p. ``block_prob`` (>= 1 each)."""
+    """Which blocks each subtype has: given, or each present w.p. ``block_prob``.
+
+    Every subtype has at least one block, and every block belongs to at least one subtype that
+    can be drawn (``probs > 0``): otherwise its features would be absent from every row. A
+    random table lacking one is completed (a subtype drawn uniformly among the possible ones
+    gets the block); a given table lacking one is refused.
+    """
+    n_subtypes = probs.size
+    drawable = probs > 0
     if subtype_blocks is not None:
         table = np.asarray(subtype_blocks)
         if table.shape != (n_subtypes, n_blocks) or table.dtype != bool:
@@ -29,10 +37,19 @@ def _subtype_blocks(subtype_blocks, n_subtypes: int, n_blocks: int, block_prob: 
                              f"{table.shape}.")
         if not table.any(axis=1).all():
             raise ValueError("subtype_blocks: every subtype needs at least one block.")
+        orphans = np.flatnonzero(~table[drawable].any(axis=0))
+        if orphans.size:
+            raise ValueError(
+                f"subtype_blocks: block(s) {orphans.tolist()} belong to no subtype (of positive "
+                "probability in subtype_probs), so their features would be absent from every "
+                "row; give every block to at least one subtype.")
         return table.copy()
     table = rng.random((n_subtypes, n_blocks)) < block_prob
     empty = np.flatnonzero(~table.any(axis=1))
     table[empty, rng.integers(0, n_blocks, size=empty.size)] = True
+    orphans = np.flatnonzero(~table[drawable].any(axis=0))
+    if orphans.size:  # drawn only then: a table without orphans is drawn as before
+        table[rng.choice(np.flatnonzero(drawable), size=orphans.size), orphans] = True
     return table
 
 
@@ -51,8 +68,12 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
     1. **Parts.** The ``d = n_blocks * block_size`` features form ``n_blocks`` contiguous blocks
        (landmarks). Subtype ``t`` *has* block ``k`` iff ``subtype_blocks[t, k]``; by default
        each entry is ``True`` with probability ``block_prob`` (a subtype drawn without any block
-       gets one chosen uniformly). An instance's features exist exactly on its subtype's blocks;
-       the rest are ``np.nan`` (structurally absent, not unobserved).
+       gets one chosen uniformly, and a block drawn in no subtype goes to one subtype chosen
+       uniformly among those of positive probability). An instance's features exist exactly
+       on its subtype's blocks; the rest are ``np.nan`` (structurally absent, not unobserved).
+       Every block is observed in at least one row: a table in which a block belongs to no
+       subtype that can be drawn is refused, and so is a sample in which no row shows some
+       block (too few rows for the subtypes that have it: draw more).
     2. **Subtypes.** ``t_i`` is drawn from ``subtype_probs`` (uniform by default).
     3. **Appearance.** Existing features are ``mu_t + N(0, I)``, with a subtype mean
        ``mu_t ~ N(0, subtype_shift**2 I)`` (0: all subtypes look alike where they overlap).
@@ -91,7 +112,8 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
     block_prob : float in (0, 1], default=0.5
         Probability that a subtype has a block (ignored when ``subtype_blocks`` is given).
     subtype_blocks : None or bool array of shape (n_subtypes, n_blocks), default=None
-        Explicit part table; every row needs a ``True``.
+        Explicit part table; every row needs a ``True``, and every column one in a row of
+        positive ``subtype_probs``.
     subtype_probs : None or array of shape (n_subtypes,), default=None
         Subtype frequencies (non-negative, normalised to sum 1); uniform if None.
     coef_similarity : float in [0, 1], default=1.0
@@ -120,7 +142,8 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
-        ``n_features = n_blocks * block_size`` columns, NaN where a part does not exist.
+        ``n_features = n_blocks * block_size`` columns, NaN where a part does not exist; every
+        column has at least one observed entry.
     y : ndarray of shape (n_samples,)
         Labels in {-1, +1}.
     subtypes : ndarray of int of shape (n_samples,)
@@ -131,6 +154,12 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
         Only if ``return_coef``: the rules ``w_t`` (unit norm), one row per subtype.
     posterior : ndarray of shape (n_samples,)
         Only if ``return_posterior``: ``P(y_i = +1 | x_i)`` given the observed row.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of its range, a block no subtype of positive probability has, or no
+        row of the sample showing some block.
 
     Examples
     --------
@@ -166,7 +195,7 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
         probs = probs / probs.sum()
     rng = check_generator(random_state)
 
-    parts = _subtype_blocks(subtype_blocks, n_subtypes, n_blocks, block_prob, rng)
+    parts = _subtype_blocks(subtype_blocks, n_blocks, block_prob, probs, rng)
     d = n_blocks * block_size
     valid_t = np.repeat(parts, block_size, axis=1)  # (n_subtypes, d)
     shared = rng.standard_normal(d)
@@ -193,6 +222,14 @@ def make_subtype_missing(n_samples: int = 1000, *, n_subtypes: int = 4, n_blocks
         valid = valid & ~np.repeat(_hidden_blocks(parts, t, y, label_absence, rng),
                                    block_size, axis=1)
     X[~valid] = np.nan
+    unseen = np.flatnonzero(~valid[:, ::block_size].any(axis=0))
+    if unseen.size:
+        hidden = " (or label_absence hid it in every row that had it)" if label_absence else ""
+        raise ValueError(
+            f"no row of the {n_samples} drawn shows block(s) {unseen.tolist()}: no instance of "
+            f"a subtype that has it was drawn{hidden}, so its features would be absent from "
+            "every row; draw more samples (n_samples) or give the block to a more frequent "
+            "subtype.")
 
     out = [X, y]
     if return_subtypes:
