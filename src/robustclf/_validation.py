@@ -50,13 +50,16 @@ MAX_MAGNITUDE = 1e150
 MIN_MAGNITUDE = 1e-150
 
 
-def check_magnitude(X, name: str = "X", *, lower: bool = True) -> None:
+def check_magnitude(X, name: str = "X", *, lower: bool = True, action: str = "fit on") -> None:
     """Refuse values whose squares and products overflow (or underflow) float64.
 
     Estimators are not rescaled internally: most of the library's methods are not
     scale-equivariant (``C``, ``margin``, ``weight_bound``, thresholds and kernels are in the
     units of ``X``), so a silent rescaling would change the model. Values that float64 cannot
     square are refused with a message that names ``X``, the offending magnitude and the remedy.
+    The same upper bound applies at prediction (``action="predict on"``): a model fitted on
+    values below it is not asked to score values beyond it, whose products with the fitted
+    parameters (or with each other, in a kernel) overflow to inf or NaN scores.
 
     Parameters
     ----------
@@ -66,7 +69,10 @@ def check_magnitude(X, name: str = "X", *, lower: bool = True) -> None:
         Name of the input in the message.
     lower : bool, default=True
         Also refuse a matrix whose largest absolute value is positive but below
-        :data:`MIN_MAGNITUDE`. False checks the upper bound only (a chunk of a larger matrix).
+        :data:`MIN_MAGNITUDE`. False checks the upper bound only (a chunk of a larger matrix,
+        or rows to predict on: tiny values give accurate scores).
+    action : str, default="fit on"
+        What is done with ``X``, in the message (``"X has values too large to fit on"``).
 
     Raises
     ------
@@ -80,13 +86,14 @@ def check_magnitude(X, name: str = "X", *, lower: bool = True) -> None:
     largest = max(float(np.nanmax(values, initial=0.0)), -float(np.nanmin(values, initial=0.0)))
     if largest > MAX_MAGNITUDE:
         raise ValueError(
-            f"{name} has values too large to fit on: the largest magnitude is {largest:.3g}, "
-            f"above {MAX_MAGNITUDE:g}, so squares and products of its entries overflow "
-            "float64. Scale the features first (e.g. sklearn.preprocessing.StandardScaler)."
+            f"{name} has values too large to {action}: the largest magnitude is "
+            f"{largest:.3g}, above {MAX_MAGNITUDE:g}, so squares and products of its entries "
+            "overflow float64. Scale the features first (e.g. "
+            "sklearn.preprocessing.StandardScaler)."
         )
     if lower and 0.0 < largest < MIN_MAGNITUDE:
         raise ValueError(
-            f"{name} has values too small to fit on: the largest magnitude is {largest:.3g}, "
+            f"{name} has values too small to {action}: the largest magnitude is {largest:.3g}, "
             f"below {MIN_MAGNITUDE:g}, so squares and products of its entries underflow to "
             "zero. Scale the features first (e.g. sklearn.preprocessing.StandardScaler)."
         )
@@ -94,20 +101,25 @@ def check_magnitude(X, name: str = "X", *, lower: bool = True) -> None:
 
 def validate_data(estimator, X="no_validation", y="no_validation", *, reset: bool = True,
                   magnitude: bool | None = None, **check_params):
-    """scikit-learn's ``validate_data``, then :func:`check_magnitude` on the training data.
+    """scikit-learn's ``validate_data``, then :func:`check_magnitude` on ``X``.
 
-    Every estimator of the library validates its input through this function, so that the
-    data checks are the same everywhere: scikit-learn's (2-D numeric, finite unless NaN is
-    allowed, number of features and feature names against the fit) and the library's
-    magnitude check.
+    Every estimator of the library validates its input through this function, in ``fit``
+    (``reset=True``) and at prediction (``predict``, ``decision_function``,
+    ``predict_proba``, ``transform``: ``reset=False``), so that the data checks are the same
+    everywhere: scikit-learn's (2-D numeric, finite unless NaN is allowed, number of features
+    and feature names against the fit) and the library's magnitude check. A dask input is
+    predicted chunk by chunk by the same in-memory method, so every chunk is checked.
 
     Parameters
     ----------
     estimator, X, y, reset, **check_params
         As in :func:`sklearn.utils.validation.validate_data`.
     magnitude : bool or None, default=None
-        Apply :func:`check_magnitude` to ``X``. None: when ``reset`` (in ``fit``; a value
-        met at prediction needs no squaring).
+        Apply :func:`check_magnitude` to ``X``. None: in ``fit`` (``reset``) both bounds;
+        at prediction (not ``reset``) the upper bound only, with a message saying the values
+        are too large to predict on (NaN entries, absent features, are ignored). True: both
+        bounds whatever ``reset`` (each ``partial_fit`` batch). False: no check (an estimator
+        that reads only where NaN is, never the values).
 
     Returns
     -------
@@ -116,8 +128,13 @@ def validate_data(estimator, X="no_validation", y="no_validation", *, reset: boo
     out = _sklearn_validate_data(estimator, X, y, reset=reset, **check_params)
     no_X = isinstance(X, str) and X == "no_validation"
     no_y = y is None or (isinstance(y, str) and y == "no_validation")
-    if (reset if magnitude is None else magnitude) and not no_X:
-        check_magnitude(out if no_y else out[0])
+    if no_X or magnitude is False:
+        return out
+    checked = out if no_y else out[0]
+    if reset or magnitude:
+        check_magnitude(checked)
+    else:
+        check_magnitude(checked, lower=False, action="predict on")
     return out
 
 

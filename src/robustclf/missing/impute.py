@@ -107,8 +107,8 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
         A dask array or DataFrame gives a lazy dask array, computed chunk by chunk.
         """
         check_is_fitted(self)
-        missing = np.isnan(validate_data(self, X, dtype=np.float64,
-                                         ensure_all_finite="allow-nan", reset=False))
+        missing = np.isnan(validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan",
+                                         reset=False, magnitude=False))
         n_seen = len(self.groups_) - (1 if self.unseen_features_.size else 0)
         flags = [missing[:, g].all(axis=1) for g in self.groups_[:n_seen]]
         if self.unseen_features_.size:
