@@ -56,7 +56,11 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     groups_ : list of ndarray
-        Column indices of each group (the last is the never-missing group, if not empty).
+        Column indices of each group, in increasing order within a group; the groups are in
+        the order of their first feature (the order in which they appear in ``X``'s columns),
+        and the never-missing group, if not empty, comes last. The output columns (and
+        :meth:`get_feature_names_out`) follow this order, which does not depend on the order
+        of the training rows.
     unseen_features_ : ndarray
         Columns never absent in training.
     n_features_in_ : int
@@ -94,7 +98,10 @@ class GroupMissingIndicator(TransformerMixin, BaseEstimator):
         ever = np.flatnonzero(missing.any(axis=0))
         _, labels = np.unique(missing[:, ever].T, axis=0, return_inverse=True)
         labels = np.asarray(labels).ravel()
-        self.groups_ = [ever[labels == g] for g in np.unique(labels)]
+        # np.unique numbers the groups by their missingness pattern (rows in lexicographic
+        # order), which depends on the row order; order them by their first feature instead
+        groups = [ever[labels == g] for g in np.unique(labels)]
+        self.groups_ = sorted(groups, key=lambda cols: cols[0])
         self.unseen_features_ = np.flatnonzero(~missing.any(axis=0))
         if self.unseen_features_.size:
             self.groups_.append(self.unseen_features_)
