@@ -211,7 +211,11 @@ def test_every_expected_failure_names_a_known_case():
     assert not stale, f"EXPECTED lists unknown (estimator, family) pairs: {stale}"
 
 
-def test_frames_keep_pandas_types():  # the harness's own input families are what they say
-    data = FAMILIES["dataframe_reordered"].example()
+@FUZZ
+@given(data=FAMILIES["dataframe_reordered"])
+def test_harness_families_and_copies_are_what_they_say(data):
     assert isinstance(data.X, pd.DataFrame)
     assert list(data.X_test.columns) == list(data.X.columns)[::-1]
+    before = copy_of(data.X)
+    data.X.iloc[0, 0] += 1.0  # the mutation check must see a change of one entry
+    assert not unchanged(before, data.X)
