@@ -197,7 +197,8 @@ def test_empty_rows_and_no_rows():
                             worst_case_margin(model, X.toarray(), y, 2, fill=fill))
     empty = worst_case_margin(model, X[:0], y[:0], 2, fill=0.0)
     assert empty.relaxed.shape == (0,) and empty.attack_mask.shape == (0, 30)
-    assert certified_error(model, X[:0], y[:0], 2, fill=0.0).n_samples == 0
+    with pytest.raises(ValueError, match="X has 0 rows"):  # no error rate of no rows (issue 19)
+        certified_error(model, X[:0], y[:0], 2, fill=0.0)
 
 
 # -- the solvers themselves, on gains with implicit entries ------------------------------------

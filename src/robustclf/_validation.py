@@ -19,6 +19,9 @@ __all__ = [
     "MIN_MAGNITUDE",
     "validate_data",
     "check_magnitude",
+    "check_float32_range",
+    "check_not_complex",
+    "check_n_rows",
     "check_n_jobs",
     "check_deletion_mask",
     "check_generator",
@@ -79,11 +82,7 @@ def check_magnitude(X, name: str = "X", *, lower: bool = True, action: str = "fi
     ValueError
         When ``max |x| > MAX_MAGNITUDE``, or (``lower``) ``0 < max |x| < MIN_MAGNITUDE``.
     """
-    values = X.data if sp.issparse(X) else np.asarray(X)
-    if values.size == 0:
-        return
-    # no |X| temporary: the largest magnitude from the extremes (NaN ignored)
-    largest = max(float(np.nanmax(values, initial=0.0)), -float(np.nanmin(values, initial=0.0)))
+    largest = _largest_magnitude(X)
     if largest > MAX_MAGNITUDE:
         raise ValueError(
             f"{name} has values too large to {action}: the largest magnitude is "
@@ -97,6 +96,132 @@ def check_magnitude(X, name: str = "X", *, lower: bool = True, action: str = "fi
             f"below {MIN_MAGNITUDE:g}, so squares and products of its entries underflow to "
             "zero. Scale the features first (e.g. sklearn.preprocessing.StandardScaler)."
         )
+
+
+#: Largest finite float32 value: what a scikit-learn decision tree can read (it casts X to
+#: float32; larger values become inf and are refused deep inside the tree).
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: Smallest normal float32 value: a matrix whose largest magnitude is below it is read by a
+#: tree as zeros (or subnormal numbers) and gives no split.
+FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def check_float32_range(X, name: str = "X", *, reader: str, lower: bool = True,
+                        action: str = "fit on") -> None:
+    """Refuse values that a model reading ``X`` as float32 cannot represent.
+
+    scikit-learn's decision trees (and the forests and boostings made of them) cast ``X`` to
+    float32: a value beyond about 3.4e38, which :func:`check_magnitude` accepts, becomes inf
+    there and is refused with a message about infinity the user's data does not contain.
+
+    Parameters
+    ----------
+    X : ndarray
+        Validated float64 data (NaN entries, absent features, are ignored).
+    name : str, default="X"
+        Name of the input in the message.
+    reader : str
+        What reads ``X`` as float32, in the message (e.g. ``"the decision trees of
+        FeatureBoostClassifier"``).
+    lower : bool, default=True
+        Also refuse a matrix whose largest absolute value is positive but below the smallest
+        normal float32 (the tree would see zeros). False at prediction.
+    action : str, default="fit on"
+        What is done with ``X``, in the message.
+
+    Raises
+    ------
+    ValueError
+        When ``max |x|`` exceeds float32's largest value, or (``lower``) is positive and below
+        its smallest normal value.
+    """
+    largest = _largest_magnitude(X)
+    if largest > FLOAT32_MAX:
+        raise ValueError(
+            f"{name} has values too large to {action} with {reader}, which read {name} as "
+            f"float32: the largest magnitude is {largest:.3g}, above float32's largest value "
+            f"{FLOAT32_MAX:.3g}. Scale the features first (e.g. "
+            "sklearn.preprocessing.StandardScaler)."
+        )
+    if lower and 0.0 < largest < FLOAT32_TINY:
+        raise ValueError(
+            f"{name} has values too small to {action} with {reader}, which read {name} as "
+            f"float32: the largest magnitude is {largest:.3g}, below float32's smallest normal "
+            f"value {FLOAT32_TINY:.3g}. Scale the features first (e.g. "
+            "sklearn.preprocessing.StandardScaler)."
+        )
+
+
+def _largest_magnitude(X) -> float:
+    """``max |x|`` over the entries of ``X`` (stored entries of a sparse matrix), NaN ignored;
+    0 for an empty matrix. No ``|X|`` temporary: the extremes give it."""
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.size == 0:
+        return 0.0
+    return max(float(np.nanmax(values, initial=0.0)), -float(np.nanmin(values, initial=0.0)))
+
+
+def check_not_complex(X, name: str = "X") -> None:
+    """Refuse complex numbers in ``X`` before any cast to float could drop their imaginary part.
+
+    Looks at the dtype only (each column's for a DataFrame), and at the entries of an object
+    array; a list is read with ``np.asarray``. Nothing is converted or copied otherwise.
+
+    Parameters
+    ----------
+    X : array-like, DataFrame, sparse matrix or dask array
+    name : str, default="X"
+        Name of the input in the message.
+
+    Raises
+    ------
+    ValueError
+        When ``X`` holds complex numbers.
+    """
+    if hasattr(X, "dtypes") and not hasattr(X, "dtype"):  # a DataFrame: one dtype per column
+        dtypes = list(X.dtypes)
+    elif hasattr(X, "dtype"):
+        dtypes = [X.dtype]
+    else:
+        try:
+            dtypes = [np.asarray(X).dtype]
+        except (TypeError, ValueError):
+            return  # not an array: the caller's own check says what is wrong
+    kinds = {getattr(d, "kind", None) for d in dtypes}
+    found = next((d for d in dtypes if getattr(d, "kind", None) == "c"), None)
+    if found is None and "O" in kinds and isinstance(X, np.ndarray):
+        if any(isinstance(v, (complex, np.complexfloating)) for v in X.flat):
+            found = "object (holding complex numbers)"
+    if found is not None:
+        raise ValueError(
+            f"{name} has complex values (dtype {found}); expected real numbers (float or "
+            f"integer). Pass np.real({name}) or np.abs({name}) if one of them is meant."
+        )
+
+
+def check_n_rows(n_rows: int, name: str = "X", *, minimum: int = 1, why: str = "") -> None:
+    """Refuse an input with fewer than ``minimum`` rows.
+
+    Parameters
+    ----------
+    n_rows : int
+        The number of rows of the input.
+    name : str, default="X"
+        Name of the input in the message.
+    minimum : int, default=1
+    why : str, default=""
+        Why rows are needed, in the message (``"the error rate of no rows is undefined"``).
+
+    Raises
+    ------
+    ValueError
+        When ``n_rows < minimum``.
+    """
+    if n_rows < minimum:
+        rows = "row is" if minimum == 1 else "rows are"
+        reason = f" ({why})" if why else ""
+        raise ValueError(
+            f"{name} has {n_rows} rows, but at least {minimum} {rows} required{reason}.")
 
 
 def validate_data(estimator, X="no_validation", y="no_validation", *, reset: bool = True,
@@ -125,8 +250,10 @@ def validate_data(estimator, X="no_validation", y="no_validation", *, reset: boo
     -------
     The output of :func:`sklearn.utils.validation.validate_data`.
     """
-    out = _sklearn_validate_data(estimator, X, y, reset=reset, **check_params)
     no_X = isinstance(X, str) and X == "no_validation"
+    if not no_X:
+        check_not_complex(X)  # before scikit-learn's message, which dumps the array
+    out = _sklearn_validate_data(estimator, X, y, reset=reset, **check_params)
     no_y = y is None or (isinstance(y, str) and y == "no_validation")
     if no_X or magnitude is False:
         return out
@@ -218,12 +345,16 @@ def check_fill(fill) -> float:
 
 def check_matrix(
     X, *, name: str = "X", allow_nan: bool = False, accept_sparse: bool = False,
-    n_features: int | None = None,
+    n_features: int | None = None, min_rows: int = 0, why_rows: str = "",
 ) -> np.ndarray | sp.csr_matrix:
     """Validate a 2-D numeric matrix and return a float64 copy that callers may modify.
 
-    Never returns a view of the input: corruptions write into the returned array.
+    Never returns a view of the input: corruptions write into the returned array. Complex
+    values are refused (:func:`check_not_complex`) rather than cast, which would drop their
+    imaginary part; fewer than ``min_rows`` rows are refused with ``why_rows`` as the reason
+    (:func:`check_n_rows`).
     """
+    check_not_complex(X, name)
     if sp.issparse(X):
         if not accept_sparse:
             raise ValueError(f"{name} is a sparse matrix; this function needs a dense array.")
@@ -252,6 +383,7 @@ def check_matrix(
             f"{name} has {X.shape[1]} features, but {n_features} were expected "
             "(the number of features the model was fitted on)."
         )
+    check_n_rows(X.shape[0], name, minimum=min_rows, why=why_rows)
     return X
 
 

@@ -653,7 +653,7 @@ def greedy_knapsack_deletion(gains: np.ndarray, values: np.ndarray, budget: floa
     limit = _budget_limit(budget)
     used = np.zeros(m)
     rows = np.arange(m)
-    for k in range(int(sorted_useful.sum(axis=1).max())):  # useful items sort first
+    for k in range(int(sorted_useful.sum(axis=1).max(initial=0))):  # useful items sort first
         fits = sorted_useful[:, k] & (used + sorted_values[:, k] <= limit)
         used = np.where(fits, used + sorted_values[:, k], used)
         mask[rows[fits], order[fits, k]] = True

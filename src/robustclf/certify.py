@@ -89,6 +89,7 @@ from ._validation import (
     check_fill,
     check_labels,
     check_matrix,
+    check_n_rows,
     check_nonnegative,
 )
 from ._worst_case import (
@@ -264,15 +265,17 @@ def contrast_contributions(model: AffineModel, X: np.ndarray, y: np.ndarray):
         yield margins, contributions
 
 
-def _checked_rows(X, n_features):
-    """``X`` checked (finite numbers, the model's width): a float64 array, or for sparse input a
-    canonical float64 CSR matrix (a ``csr_array`` for a sparse array); a copy either way.
+def _checked_rows(X, n_features, min_rows=0):
+    """``X`` checked (finite numbers, the model's width, at least ``min_rows`` rows): a float64
+    array, or for sparse input a canonical float64 CSR matrix (a ``csr_array`` for a sparse
+    array); a copy either way.
 
     NaN is refused whatever the model: the certificate bounds what deleting features does to
     rows whose every value is known, so an entry absent already has no certified meaning.
     """
     array = isinstance(X, sp.sparray)
-    X = check_matrix(X, n_features=n_features, accept_sparse=True, allow_nan=True)
+    X = check_matrix(X, n_features=n_features, accept_sparse=True, allow_nan=True,
+                     min_rows=min_rows, why_rows=_NO_ERROR_RATE)
     missing = np.isnan(X.data if sp.issparse(X) else X)
     if missing.any():
         rows = np.unique(X.tocoo().row[missing] if sp.issparse(X)
@@ -289,13 +292,17 @@ def _checked_rows(X, n_features):
     return X
 
 
-def _validate(model, X, y, budget, feature_values, exact, time_limit, fill):
+#: Why :func:`certified_error` needs a row (the message of :func:`check_n_rows`).
+_NO_ERROR_RATE = "the certified error rate of no rows is undefined"
+
+
+def _validate(model, X, y, budget, feature_values, exact, time_limit, fill, min_rows=0):
     if exact not in ("auto", True, False):
         raise ValueError(f"exact must be 'auto', True or False, got {exact!r}.")
     if time_limit is not None:
         time_limit = check_nonnegative(time_limit, "time_limit")
     aff = affine_model(model, check_fill(fill))
-    X = _checked_rows(X, aff.n_features)
+    X = _checked_rows(X, aff.n_features, min_rows)
     y = check_labels(y, X.shape[0])
     values = check_feature_values(feature_values, aff.n_features)
     budget = check_budget(budget, values)
@@ -391,6 +398,8 @@ def certified_error(
     knapsacks against the classes whose relaxed margin is <= 0. ``lower`` is what the greedy
     attack achieves, ``upper`` the certified bound of the relaxation, ``error`` the exact value
     when every row is decided (else the certified bound ``bracket[1]``).
+    ``X`` must have at least one row: the error rate of no rows is undefined (a ValueError
+    naming ``X``), whereas :func:`worst_case_margin` returns empty margins for it.
 
     With the default ``exact="auto"`` the spambase case of issue 14 (1,000 rows x 57
     mutual-information values, budget 5; ``robustclf._oracles.worst_case.spambase_case``)
@@ -415,7 +424,7 @@ def certified_error(
         return _dask_certified_error(model, X, y, budget, feature_values, exact=exact,
                                      time_limit=time_limit, max_work=max_work, fill=fill)
     aff, X, y, values, budget, time_limit = _validate(model, X, y, budget, feature_values,
-                                                      exact, time_limit, fill)
+                                                      exact, time_limit, fill, min_rows=1)
     wc = _worst_case(aff, X, y, values, budget, exact=exact, time_limit=time_limit,
                      max_work=max_work, target="signs", owner="certified_error")
     return _certified_from_counts(_sign_counts(wc), budget)
@@ -434,12 +443,12 @@ def _sign_counts(wc: WorstCaseMargins) -> np.ndarray:
 def _certified_from_counts(counts: np.ndarray, budget: float) -> CertifiedError:
     n, attacked, not_certified, n_undecided, greedy_errors, relaxed_errors = (
         int(c) for c in counts)
-    scale = max(n, 1)
-    bracket = (attacked / scale, not_certified / scale) if n else (float("nan"),) * 2
+    check_n_rows(n, "X", why=_NO_ERROR_RATE)  # a dask X: its rows are counted only here
+    bracket = (attacked / n, not_certified / n)
     return CertifiedError(
         error=bracket[1] if n_undecided else bracket[0],
-        lower=greedy_errors / scale if n else float("nan"),
-        upper=relaxed_errors / scale if n else float("nan"),
+        lower=greedy_errors / n,
+        upper=relaxed_errors / n,
         is_exact=n_undecided == 0, budget=float(budget), n_samples=n,
         bracket=bracket, n_undecided=n_undecided,
     )

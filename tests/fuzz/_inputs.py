@@ -193,9 +193,9 @@ CLEAR_ERRORS = (ValueError, TypeError)
 #: ValueErrors that are not clear answers: an error from deep inside a solver.
 _OBSCURE = (np.linalg.LinAlgError, FloatingPointError, ZeroDivisionError, IndexError)
 #: Words a message may use to name the part of the input it refuses.
-_INPUT_WORDS = ("X", "y", "X_test", "sample_weight", "class", "classes", "label", "labels",
-                "feature", "features", "column", "columns", "feature names", "reference",
-                "sample", "samples", "row", "rows")
+_INPUT_WORDS = ("X", "y", "X_train", "y_train", "X_test", "y_test", "sample_weight", "class",
+                "classes", "label", "labels", "feature", "features", "column", "columns",
+                "feature names", "reference", "sample", "samples", "row", "rows")
 
 
 def clear_error_problem(exc: BaseException, params=()) -> str | None:

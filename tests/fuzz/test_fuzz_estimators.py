@@ -46,11 +46,7 @@ _BUDGET_IS_EVERYTHING = (
     "adversary may delete every feature and the problem is undefined (ValueError naming budget)")
 _NOT_SEPARABLE = (
     "by design the hard-margin SVC refuses data that are not strictly separable (ties from "
-    "rounding, a NaN-deleted feature); open bug (issue 19 point 1, robustclf/missing): the "
-    "message says 'the data' instead of naming X and y")
-_COMPLEX = (
-    "open bug (issue 19 point 1, _validation.py): complex X is refused with scikit-learn's "
-    "'Complex data not supported' and a dump of the array, naming neither X nor what is expected")
+    "rounding a constant or integer column), with a ValueError naming X and y")
 
 # (estimator class name, family) -> why the outcome differs from the family's rule. Only
 # behaviour by design belongs here, and open bugs in code the harness may not change, marked
@@ -59,8 +55,7 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("DeletionRobustLP", "one_feature"): _BUDGET_IS_EVERYTHING,
     ("DeletionRobustPerceptron", "one_feature"): _BUDGET_IS_EVERYTHING,
     **{("GeometricMarginSeparableSVC", family): _NOT_SEPARABLE
-       for family in ("constant_column", "int_dtype", "nan_fit")},
-    **{(name, "complex"): _COMPLEX for name, _ in all_estimators()},
+       for family in ("constant_column", "int_dtype")},
 }
 
 

@@ -27,7 +27,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._affine import affine_model
-from .._validation import check_budget, check_feature_values, check_fill, check_nonnegative
+from .._validation import (
+    check_budget,
+    check_feature_values,
+    check_fill,
+    check_nonnegative,
+    check_not_complex,
+)
 from .._worst_case import csr_greedy_knapsack_deletion
 from ..certify import _signed_rows, worst_case_margin
 from ._base import DeletionCorruption
@@ -283,6 +289,7 @@ def model_margins(model, X, y, response: str = "auto") -> np.ndarray:
         )
     if not hasattr(model, response):
         raise ValueError(f"model {type(model).__name__} has no {response} method.")
+    check_not_complex(X)
     classes = np.asarray(model.classes_)
     t = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
     if np.any(classes[t] != y):

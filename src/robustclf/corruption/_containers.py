@@ -24,7 +24,7 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_matrix
+from .._validation import check_matrix, check_not_complex
 
 __all__ = ["DenseData", "FrameData", "SparseData", "as_data", "is_dataframe"]
 
@@ -85,6 +85,7 @@ class FrameData:
     def __init__(self, X, *, name="X", n_features=None):
         from pandas.api.types import is_numeric_dtype
 
+        check_not_complex(X, name)  # a complex column would lose its imaginary part below
         self.frame = X
         self.name = name
         self.columns = X.columns

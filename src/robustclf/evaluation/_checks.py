@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.metrics import check_scoring, get_scorer
 
 from .._blockwise import is_dask_collection
-from .._validation import check_labels
+from .._validation import check_labels, check_not_complex
 
 __all__: list[str] = []
 
@@ -137,8 +137,10 @@ def check_data(X, *, name: str = "X", n_features: int | None = None):
     """Check that ``X`` is 2-D (and has ``n_features`` columns); return it unchanged.
 
     DataFrames, sparse matrices, arrays and dask collections keep their type; anything without
-    a ``shape`` (a list of rows) is turned into an ndarray.
+    a ``shape`` (a list of rows) is turned into an ndarray. Complex values are refused here,
+    before a model or a corruption sees them (:func:`robustclf._validation.check_not_complex`).
     """
+    check_not_complex(X, name)
     if is_dask_collection(X):
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D, of shape (n_samples, n_features), got a "

@@ -213,7 +213,7 @@ class GeometricMarginSeparableSVC(BlockwiseScoreMixin, ClassifierMixin, BaseEsti
         return "allow-nan" if self.nan_policy == "absent" else True
 
     def fit(self, X, y, sample_weight=None) -> GeometricMarginSeparableSVC:
-        """Bisection on ``gamma``; ``ValueError`` if the data are not strictly separable.
+        """Bisection on ``gamma``; ``ValueError`` if ``X, y`` are not strictly separable.
 
         Strict separability is decided first by the worst-slack SOCP at ``gamma = 0`` (below
         ``-1e-7`` for mean margin 1): Eq. (4)'s own feasibility at ``gamma = 0`` also holds for
@@ -267,10 +267,10 @@ class GeometricMarginSeparableSVC(BlockwiseScoreMixin, ClassifierMixin, BaseEsti
         if status == "infeasible":  # sum_i y_i x_i = 0 (and sum_i y_i = 0): margins sum to 0
             value = 0.0
         elif status != "optimal":
-            raise RuntimeError(f"Clarabel could not decide whether the data are separable "
-                               f"(status {status!r}); scale the data.")
+            raise RuntimeError(f"Clarabel could not decide whether X, y are separable "
+                               f"(status {status!r}); scale X.")
         if value > -_SLACK_CERTIFIED:
-            raise ValueError(f"the data are not strictly linearly separable (worst slack "
+            raise ValueError(f"X, y are not strictly linearly separable (worst slack "
                              f"{value:.3g} at gamma = 0 for mean margin 1); use "
                              "GeometricMarginSVC.")
         # certified bracket [lo, hi_certified] and the search bracket [lo_search, hi]
