@@ -236,11 +236,12 @@ def test_score_on_dask_counts_per_chunk(digits):
         named.score(ddf, y[:10])
 
 
-def test_dropout_svc_history_costs_no_pass_of_its_own(digits, monkeypatch):
-    """On its smoothing path DropoutSVC reports the final objective in ``objective_history_``
-    from the step's own pass: 6 Newton iterations on binary digits take 2 start passes, one
-    pass per step and one per re-evaluation or level advance (15 here; a separate history pass
-    per iteration made it 20)."""
+@pytest.mark.parametrize("n_classes", [2, 10])
+def test_dropout_svc_takes_about_one_pass_per_newton_iteration(digits, monkeypatch, n_classes):
+    """DropoutSVC's smoothing path costs no pass of its own: the history (the final objective)
+    and the terms of the levels ahead come from the step's pass. Binary digits: 2 start passes
+    and one per iteration (15 passes when each level advance cost a pass and 20 with a history
+    pass); 10 classes, whose columns advance at different times: 14 for 10 iterations (40)."""
     from robustclf._blockwise import RowBlocks
 
     X, y = digits
@@ -248,9 +249,13 @@ def test_dropout_svc_history_costs_no_pass_of_its_own(digits, monkeypatch):
     original = RowBlocks.reduce
     monkeypatch.setattr(RowBlocks, "reduce",
                         lambda self, *a, **k: passes.append(1) or original(self, *a, **k))
-    labels = (y >= 5).astype(int)
+    labels = (y >= 5).astype(int) if n_classes == 2 else y
     blocks = DropoutSVC(tol=1e-8).fit(*_dask(X, labels))
     memory = DropoutSVC(tol=1e-8).fit(X, labels)
-    assert len(passes) <= 2 + 2 * blocks.n_iter_.max() + 3
-    np.testing.assert_allclose(blocks.objective_history_[0][-1], memory.objective_history_[0][-1],
-                               rtol=1e-9)
+    n_iter = blocks.n_iter_.max()
+    limit = 2 + n_iter if n_classes == 2 else 2 + 1.5 * n_iter
+    assert len(passes) <= limit
+    for a, b in zip(blocks.objective_history_, memory.objective_history_, strict=True):
+        np.testing.assert_allclose(a[-1], b[-1], rtol=1e-9)
+    np.testing.assert_allclose(blocks.coef_, memory.coef_, rtol=0, atol=1e-6 * np.abs(
+        memory.coef_).max())

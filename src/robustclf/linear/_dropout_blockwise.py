@@ -20,7 +20,13 @@ derivatives) never leave their chunk. Two solvers:
     step in the same pass, so an iteration whose full step is accepted -- all of them near
     the optimum -- costs one pass over the data, and one that backtracks two. The hinge-type
     losses follow the same smoothing path as the in-memory Newton solver (continuation, see
-    :func:`._dropout_solvers.newton`).
+    :func:`._dropout_solvers.newton`), and advancing along it costs no pass: while a column
+    is close to its next level (relative gradient within ``_AHEAD_WITHIN``), each pass also
+    sums the value and gradient at every level ahead of it and the Hessian at the next and
+    the final level, where it lands (past the levels it already satisfies) nearly always.
+    The margins and variances are computed once for all these losses, and their gradients
+    in one product with the chunk. On digits, DropoutSVC takes 8 passes for 6 iterations
+    (binary) and 14 for 10 (10 classes), against 15 and 40 with one pass per level.
 ``lbfgs`` (:func:`lbfgs`)
     scipy's L-BFGS-B on the summed objective, one pass per function-and-gradient evaluation:
     for wide data where Hessian blocks do not fit.
@@ -40,7 +46,7 @@ import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 
-from ._dropout_losses import with_row_weights
+from ._dropout_losses import value_and_derivatives, with_row_weights
 from ._dropout_problem import _HESSIAN_ROWS, Variance, _Problem
 from ._dropout_solvers import (
     _ARMIJO,
@@ -63,6 +69,9 @@ __all__ = ["MAX_HESSIAN_FEATURES", "lbfgs", "newton"]
 MAX_HESSIAN_FEATURES = 2048
 #: Seed of the rows the sub-sampled Hessian blocks are summed over.
 _HESSIAN_SEED = 0
+#: Relative gradient norm below which a column on its smoothing path is given the terms of
+#: the levels ahead in every pass (see ``newton``).
+_AHEAD_WITHIN = 0.1
 #: Step lengths the line search evaluates in one pass.
 _STEPS = 0.5 ** np.arange(8)
 
@@ -91,20 +100,40 @@ def _data_terms(problem, theta, order, plan=None, sampled=None):
     """Data term of every column at ``theta``: value, and gradient (``order >= 1``) and
     Hessian blocks (``order == 2``, assembled as ``plan`` says). The ``||w||^2`` term is added
     by the caller."""
-    Y = problem.Y
-    w = theta[: problem.d]
-    m = problem.lin(theta)
-    u = problem.var.forward(w * w)
-    value = problem.loss.value(m, u, Y).sum(axis=0)
     if order == 0:
-        return value
-    derivs = problem.loss.derivatives(m, u, Y, order=order)
-    lm, lu = derivs[:2]
-    Vlu = problem.var.adjoint(lu)
-    grad = problem.lin_t(lm) + problem.pad(2.0 * w * Vlu)
-    if order == 1:
-        return value, grad
-    return value, grad, _hessian_blocks(problem, w, derivs[2:], Vlu, plan, sampled)
+        w = theta[: problem.d]
+        m, u = problem.lin(theta), problem.var.forward(w * w)
+        return problem.loss.value(m, u, problem.Y).sum(axis=0)
+    plan = (True if plan is None else plan) if order == 2 else None
+    return _shared_terms([problem], theta, [plan], sampled)[0]
+
+
+def _shared_terms(problems, theta, plans, sampled=None):
+    """:func:`_data_terms` at ``theta`` under the loss of each of ``problems`` (the same chunk,
+    the same ``theta``): value and gradient, and the Hessian blocks where ``plans`` holds a
+    plan (``True`` for all columns). The margins and variances are computed once, and the
+    gradients of all losses in one product with the chunk."""
+    first = problems[0]
+    Y, d = first.Y, first.d
+    w = theta[:d]
+    m = first.lin(theta)
+    u = first.var.forward(w * w)
+    values, derivs = zip(*(value_and_derivatives(p.loss, m, u, Y, 2 if plan is not None else 1)
+                           for p, plan in zip(problems, plans, strict=True)), strict=True)
+    lm = np.hstack([dv[0] for dv in derivs])
+    Vlu = first.var.adjoint(np.hstack([dv[1] for dv in derivs]))
+    grads = first.lin_t(lm) + first.pad(2.0 * np.tile(w, len(problems)) * Vlu)
+    k = Y.shape[1]
+    out = []
+    for i, (problem, plan, value, dv) in enumerate(zip(problems, plans, values, derivs,
+                                                       strict=True)):
+        cols = slice(i * k, (i + 1) * k)
+        terms = (value.sum(axis=0), grads[:, cols])
+        if plan is not None:
+            plan = None if plan is True else plan
+            terms += (_hessian_blocks(problem, w, dv[2:], Vlu[:, cols], plan, sampled),)
+        out.append(terms)
+    return out
 
 
 @dataclass(frozen=True)
@@ -211,22 +240,30 @@ def _cross(A, B, c):
 
 
 def _full_pass(Xb, yb, wb, start, theta, candidates, chunk, loss, final_loss, plan,
-               true_loss=None):
+               true_loss=None, ahead=()):
     """One chunk's data terms: value, gradient and Hessian (as ``plan`` says) at ``theta``,
     the values at the ``candidates`` (columns grouped by step length), when ``final_loss`` is
     given the gradient of the final loss at ``theta`` (the scale of the optimality measure),
-    and when ``true_loss`` is given the candidates' values under it (the objective reported
-    in the history while a column is on its smoothing path; no pass of its own)."""
+    when ``true_loss`` is given the candidates' values under it (the objective reported in
+    the history while a column is on its smoothing path; no pass of its own), and for every
+    ``(loss, plan)`` of ``ahead`` the value and gradient at ``theta`` under that loss, with
+    the Hessian when its plan is not None (the terms at the smoothing levels a column may
+    advance to, so that advancing costs no pass of its own)."""
     losses = [loss] + [extra for extra in (final_loss, true_loss) if extra is not None]
-    problem, *extra = chunk.problems(Xb, yb, wb, *losses)
-    value, grad, hess = _data_terms(problem, theta, 2, plan, plan.rows(start, Xb.shape[0]))
-    out = [value, grad, hess]
+    problem, *extra = chunk.problems(Xb, yb, wb, *losses, *(a for a, _ in ahead))
+    final_problem = extra.pop(0) if final_loss is not None else None
+    true_problem = extra.pop(0) if true_loss is not None else None
+    at_theta = [problem] + ([final_problem] if final_problem is not None else []) + extra
+    plans = [plan] + ([None] if final_problem is not None else []) + [p for _, p in ahead]
+    terms = _shared_terms(at_theta, theta, plans, plan.rows(start, Xb.shape[0]))
+    out = list(terms.pop(0))
     if candidates is not None:
         out.append(_candidate_values(problem, candidates))
-    if final_loss is not None:
-        out.append(_data_terms(extra.pop(0), theta, 1)[1])
-    if true_loss is not None:
-        out.append(_candidate_values(extra.pop(0), candidates))
+    if final_problem is not None:
+        out.append(terms.pop(0)[1])
+    if true_problem is not None:
+        out.append(_candidate_values(true_problem, candidates))
+    out.append(tuple(terms))
     return tuple(out)
 
 
@@ -311,21 +348,37 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
     exact = np.zeros(k, dtype=bool)
     status = np.full(k, MAX_ITER)
 
+    def ahead_losses():
+        """The losses at every smoothing level still ahead of a column (column-wise offsets
+        1, 2, ... clipped at the final level), with Hessians at the next level and at the
+        final one: where a column lands when it advances, nearly always. Only while some
+        column is close to advancing (its measure within ``_AHEAD_WITHIN``), with Hessians for
+        those columns: elsewhere the terms would cost more than the pass they save."""
+        smoothing = (status == MAX_ITER) & (level < (last or 0)) & (measure <= _AHEAD_WITHIN)
+        if levels is None or not smoothing.any():
+            return [], smoothing
+        depth = int((last - level[smoothing]).max())
+        plan = _HessianPlan(fraction, exact.copy(), smoothing)
+        return [(loss.at(levels[np.minimum(level + o, last)]),
+                 plan if o in (1, depth) else None) for o in range(1, depth + 1)], smoothing
+
     def evaluate(th, candidates=None, scale=False, true_values=False):
         plan = _HessianPlan(fraction, exact.copy(), status == MAX_ITER)
-        f, g, H, *rest = data.reduce(_full_pass, th, candidates, chunk, stage_loss(),
-                                     loss if scale else None, plan,
-                                     loss if true_values else None, with_offset=True)
+        losses_ahead, covered = ahead_losses()
+        f, g, H, *rest, ahead = data.reduce(
+            _full_pass, th, candidates, chunk, stage_loss(), loss if scale else None, plan,
+            loss if true_values else None, losses_ahead, with_offset=True)
         r, rg = _reg(th, d)
-        H = H.copy()
-        H[:, np.arange(d), np.arange(d)] += 2.0
-        return [f + r, g + rg, H, *rest]
+        f, g, H = _with_reg(f, g, H, r, rg, d)
+        ahead = [_with_reg(*terms, r, rg, d) if len(terms) == 3
+                 else (terms[0] + r, terms[1] + rg, None) for terms in ahead]
+        return [f, g, H, *rest, (ahead, covered)]
 
-    f, g, H, g0 = evaluate(theta, scale=True)
+    measure = np.full(k, np.inf)
+    f, g, H, g0, ahead = evaluate(theta, scale=True)
     scale = np.maximum(np.abs(g0).max(axis=0), np.finfo(float).tiny)
     history = [[float(v)] for v in f]
     n_iter = np.zeros(k, dtype=int)
-    measure = np.full(k, np.inf)
     damping = np.ones(k)
     stalls = np.zeros(k, dtype=int)
     for it in range(max_iter + 1):
@@ -334,9 +387,18 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
         active = status == MAX_ITER
         status[active & final & (measure <= tol)] = CONVERGED
         advance = active & ~final & (measure <= stage_tol)
-        if advance.any():          # these columns move to their next smoothing level
-            level[advance] += 1
-            f, g, H = evaluate(theta)[:3]
+        if advance.any():          # these columns move along their smoothing path
+            landing = None if ahead is None else _landing(advance, level, last, *ahead,
+                                                          scale, stage_tol)
+            if landing is None:    # terms at the landing level not at hand: one pass
+                level[advance] += 1
+                f, g, H, ahead = _pick(evaluate(theta), (0, 1, 2, -1))
+            else:                  # from the pass that computed f, g and H
+                moved, entry = landing
+                for j in np.flatnonzero(advance):
+                    f[j], g[:, j], H[j] = _column(ahead[0][entry[j]], j)
+                    level[j] += moved[j]
+                ahead = None       # consumed: the next pass brings fresh ones
             continue
         cols = np.flatnonzero(status == MAX_ITER)
         if cols.size == 0 or it == max_iter:
@@ -347,8 +409,8 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
         slope = (g * step).sum(axis=0)
         candidates = np.hstack([theta + t * step for t in _STEPS])
         smoothing = levels is not None and not np.all(level == last)
-        f1, g1, H1, f_cand, *true_cand = evaluate(theta + step, candidates,
-                                                  true_values=smoothing)
+        f1, g1, H1, f_cand, *true_cand, ahead1 = evaluate(theta + step, candidates,
+                                                          true_values=smoothing)
         reg_cand = _reg_values(candidates, d, k)
         f_cand = f_cand.reshape(_STEPS.size, k) + reg_cand
         ok = f_cand <= f + _ARMIJO * _STEPS[:, None] * slope
@@ -373,9 +435,9 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
         theta = theta + t * step
         n_iter[cols] += 1
         if np.all(t[cols] == 1.0):          # every moving column took its full step
-            f, g, H = f1, g1, H1
+            f, g, H, ahead = f1, g1, H1, ahead1
         else:
-            f, g, H = evaluate(theta)[:3]
+            f, g, H, ahead = _pick(evaluate(theta), (0, 1, 2, -1))
         if smoothing:       # the final objective at the step taken, from the step's pass
             true_cand = true_cand[0].reshape(_STEPS.size, k) + reg_cand
             previous = np.array([h[-1] for h in history])
@@ -386,6 +448,46 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
             history[j].append(float(true_f[j]))
         status[cols[stalls[cols] >= _MAX_STALLS]] = NO_DESCENT
     return _result(theta, d, chunk.fit_intercept, n_iter, history, status, measure)
+
+
+def _with_reg(f, g, H, r, rg, d):
+    """Data terms plus the regulariser: ``||w||^2`` to the values, ``2 w`` to the gradients,
+    ``2 I`` (the weights' block) to the Hessians."""
+    H = H.copy()
+    H[:, np.arange(d), np.arange(d)] += 2.0
+    return f + r, g + rg, H
+
+
+def _pick(values, indices):
+    return [values[i] for i in indices]
+
+
+def _column(terms, j):
+    f, g, H = terms
+    return f[j], g[:, j], H[j]
+
+
+def _landing(advance, level, last, ahead, covered, scale, stage_tol):
+    """Where each advancing column lands: past every level where its relative gradient is
+    still within ``stage_tol`` (the in-memory solver's rule, one level at a time), at the
+    final level at the latest. Returns the number of levels moved per column and the entry of
+    ``ahead`` holding the terms there (the final level's are in the last entry, whatever the
+    column's level), or ``None`` when some column lands where ``ahead`` has no Hessian, or
+    was not ``covered`` by it."""
+    if not covered[advance].all():
+        return None
+    moved = np.zeros(level.size, dtype=int)
+    entry = np.zeros(level.size, dtype=int)
+    for j in np.flatnonzero(advance):
+        for o, (_, g_o, _) in enumerate(ahead, start=1):
+            at_last = level[j] + o >= last
+            if at_last or np.abs(g_o[:, j]).max() / scale[j] > stage_tol:
+                entry[j] = len(ahead) - 1 if at_last else o - 1
+                if ahead[entry[j]][2] is None:
+                    return None
+                moved[j] = o
+                break
+    return moved, entry
 
 
 def _reg_values(candidates, d, k):

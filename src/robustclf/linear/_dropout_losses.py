@@ -60,13 +60,18 @@ class _BoundLoss:
         return const + lin * m + self._h((m - t) ** 2 + u, 0)[0]
 
     def derivatives(self, m, u, Y, order=2):
-        lin, t, _ = self._parts(Y)
+        return self.value_and_derivatives(m, u, Y, order)[1]
+
+    def value_and_derivatives(self, m, u, Y, order=2):
+        """:meth:`value` and :meth:`derivatives` from one evaluation of ``h``."""
+        lin, t, const = self._parts(Y)
         r = m - t
         h = self._h(r * r + u, order)
+        value = const + lin * m + h[0]
         lm, lu = lin + 2.0 * h[1] * r, h[1]
         if order == 1:
-            return lm, lu
-        return lm, lu, 2.0 * h[1] + 4.0 * h[2] * r * r, 2.0 * h[2] * r, h[2]
+            return value, (lm, lu)
+        return value, (lm, lu, 2.0 * h[1] + 4.0 * h[2] * r * r, 2.0 * h[2] * r, h[2])
 
     def surrogate_at_zero(self, Y):
         """The IRLS surrogate at ``w = 0, b = 0``: its weight ``a`` and ``a t - lin``.
@@ -179,12 +184,17 @@ class HingeGaussian(_Smoothed):
         return 2.0 * self.C * (mu * Phi + sigma * phi)
 
     def derivatives(self, m, u, Y, order=2):
-        _, sigma, t, Phi, phi = self._moments(m, u, Y)
+        return self.value_and_derivatives(m, u, Y, order)[1]
+
+    def value_and_derivatives(self, m, u, Y, order=2):
+        """:meth:`value` and :meth:`derivatives` from one evaluation of the moments."""
+        mu, sigma, t, Phi, phi = self._moments(m, u, Y)
+        value = 2.0 * self.C * (mu * Phi + sigma * phi)
         lm, lu = -2.0 * self.C * Y * Phi, self.C * phi / sigma
         if order == 1:
-            return lm, lu
-        return (lm, lu, 2.0 * self.C * phi / sigma, self.C * Y * t * phi / sigma**2,
-                0.5 * self.C * phi * (t * t - 1.0) / sigma**3)
+            return value, (lm, lu)
+        return value, (lm, lu, 2.0 * self.C * phi / sigma, self.C * Y * t * phi / sigma**2,
+                       0.5 * self.C * phi * (t * t - 1.0) / sigma**3)
 
 
 class LogisticGaussian:
@@ -256,6 +266,15 @@ class QuadraticLoss(_BoundLoss):
 
     def _h(self, S, order):
         return [self.C * S, self.C * np.ones_like(S), np.zeros_like(S)][: order + 1]
+
+
+def value_and_derivatives(loss, m, u, Y, order=2):
+    """``(loss.value(...), loss.derivatives(..., order=order))``, sharing the work when the
+    loss can (its ``value_and_derivatives`` method)."""
+    shared = getattr(loss, "value_and_derivatives", None)
+    if shared is not None:
+        return shared(m, u, Y, order)
+    return loss.value(m, u, Y), loss.derivatives(m, u, Y, order=order)
 
 
 def with_row_weights(loss, sample_weight):
