@@ -74,10 +74,16 @@ def _absent_as_zero():
     Zero is what the library's linear models do with an absent feature (its term is dropped)
     and what the papers' deletion writes, so on the same corrupted data every linear model
     sees the same thing; it is named in every description that uses it.
+
+    The zero is the integer ``0``, which scikit-learn casts to the dtype of the data the imputer
+    is fitted on: a float ``0.0`` cannot be cast to integer data, so an integer ``X`` from the
+    Python API (``robustness_curve(..., X_int, ...)``) failed at fit with "fill_value=0.0 ...
+    cannot be cast". The step stays a plain ``SimpleImputer`` (certification reads it exactly,
+    :mod:`robustclf._affine`); its output is the dtype of its input, float for NaN-bearing data.
     """
     from sklearn.impute import SimpleImputer
 
-    return SimpleImputer(strategy="constant", fill_value=0.0, keep_empty_features=True)
+    return SimpleImputer(strategy="constant", fill_value=0, keep_empty_features=True)
 
 
 def _linear_svc():
