@@ -17,6 +17,8 @@ from ._compat import validate_data as _sklearn_validate_data
 __all__ = [
     "MAX_MAGNITUDE",
     "MIN_MAGNITUDE",
+    "FLOAT32_MAX",
+    "FLOAT32_TINY",
     "validate_data",
     "check_magnitude",
     "check_float32_range",
@@ -138,15 +140,15 @@ def check_float32_range(X, name: str = "X", *, reader: str, lower: bool = True,
     largest = _largest_magnitude(X)
     if largest > FLOAT32_MAX:
         raise ValueError(
-            f"{name} has values too large to {action} with {reader}, which read {name} as "
-            f"float32: the largest magnitude is {largest:.3g}, above float32's largest value "
+            f"{name} has values too large to {action} with {reader} ({name} is read as "
+            f"float32): the largest magnitude is {largest:.3g}, above float32's largest value "
             f"{FLOAT32_MAX:.3g}. Scale the features first (e.g. "
             "sklearn.preprocessing.StandardScaler)."
         )
     if lower and 0.0 < largest < FLOAT32_TINY:
         raise ValueError(
-            f"{name} has values too small to {action} with {reader}, which read {name} as "
-            f"float32: the largest magnitude is {largest:.3g}, below float32's smallest normal "
+            f"{name} has values too small to {action} with {reader} ({name} is read as "
+            f"float32): the largest magnitude is {largest:.3g}, below float32's smallest normal "
             f"value {FLOAT32_TINY:.3g}. Scale the features first (e.g. "
             "sklearn.preprocessing.StandardScaler)."
         )
@@ -165,7 +167,9 @@ def check_not_complex(X, name: str = "X") -> None:
     """Refuse complex numbers in ``X`` before any cast to float could drop their imaginary part.
 
     Looks at the dtype only (each column's for a DataFrame), and at the entries of an object
-    array; a list is read with ``np.asarray``. Nothing is converted or copied otherwise.
+    array; a list is read with ``np.asarray``. Nothing is converted or copied otherwise. The
+    message keeps scikit-learn's words ("Complex data not supported", which its common checks
+    look for) without its dump of the array.
 
     Parameters
     ----------
@@ -195,7 +199,8 @@ def check_not_complex(X, name: str = "X") -> None:
     if found is not None:
         raise ValueError(
             f"{name} has complex values (dtype {found}); expected real numbers (float or "
-            f"integer). Pass np.real({name}) or np.abs({name}) if one of them is meant."
+            f"integer). Complex data not supported: pass np.real({name}) or np.abs({name}) if "
+            "one of them is meant."
         )
 
 

@@ -35,17 +35,18 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.ensemble import BaseEnsemble
+from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._blockwise import BlockwiseScoreMixin, blockwise_method
-from .._validation import check_option, validate_data
+from .._validation import check_float32_range, check_option, validate_data
 from ._sampling import checked_weights, weighted_nanmean
 
-__all__ = ["NAN_POLICIES", "VotingEnsembleMixin", "default_estimator", "seeded_clone",
-           "used_columns"]
+__all__ = ["NAN_POLICIES", "VotingEnsembleMixin", "check_base_range", "default_estimator",
+           "reads_float32", "seeded_clone", "used_columns"]
 
 #: Values of the ``nan_policy`` parameter (the library-wide choice, as in ``linear._base``).
 NAN_POLICIES = ("absent", "raise")
@@ -54,6 +55,32 @@ NAN_POLICIES = ("absent", "raise")
 def default_estimator(estimator) -> BaseEstimator:
     """The base learner, a decision tree when ``estimator`` is None (not yet cloned)."""
     return DecisionTreeClassifier() if estimator is None else estimator
+
+
+def reads_float32(estimator) -> bool:
+    """Whether ``estimator`` reads ``X`` as float32: a scikit-learn decision tree, or an ensemble
+    of them (forest, bagging, AdaBoost, gradient boosting: ``BaseEnsemble`` over a tree, or
+    over its default, a tree). A pipeline is read by its first step, so it is not one."""
+    if isinstance(estimator, BaseDecisionTree):
+        return True
+    if isinstance(estimator, BaseEnsemble):  # gradient boosting has no ``estimator``: trees
+        inner = getattr(estimator, "estimator", None)
+        return inner is None or reads_float32(inner)
+    return False
+
+
+def check_base_range(owner, X: np.ndarray, estimator, *, fit: bool) -> None:
+    """Refuse values the base learner ``estimator`` of ``owner`` cannot read as float32.
+
+    The library's magnitude check (:func:`robustclf._validation.check_magnitude`, 1e150) is
+    made for float64; a tree casts ``X`` to float32, whose largest value is about 3.4e38, and
+    refused larger values deep inside with a message about infinity. ``X`` is the validated
+    float64 matrix the sub-models are fitted on (``fit``) or predict on.
+    """
+    if reads_float32(estimator):
+        reader = f"{type(owner).__name__}'s base learner {type(estimator).__name__}"
+        check_float32_range(X, reader=reader, lower=fit,
+                            action="fit on" if fit else "predict on")
 
 
 def seeded_clone(estimator, seed: int) -> BaseEstimator:
@@ -133,6 +160,7 @@ class VotingEnsembleMixin(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
         """
         finite = "allow-nan" if self._check_nan_policy() == "absent" else True
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=finite)
+        check_base_range(self, X, base, fit=True)
         weight = checked_weights(sample_weight, X)
         self.column_means_ = weighted_nanmean(X, weight)
         missing = np.isnan(X)
@@ -143,7 +171,9 @@ class VotingEnsembleMixin(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
     def _check_predict_input(self, X) -> np.ndarray:
         check_is_fitted(self)
         finite = "allow-nan" if self._check_nan_policy() == "absent" else True
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=finite)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=finite)
+        check_base_range(self, X, default_estimator(self.estimator), fit=False)
+        return X
 
     def _member_scores(self, model, Xs: np.ndarray) -> np.ndarray:
         """One sub-model's (n_rows, n_classes) score: a one-hot vote or its probabilities."""

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._blockwise import BlockwiseScoreMixin, blockwise_method
 from .._validation import check_generator, check_option, validate_data
 from ._sampling import checked_weights, weighted_nanmean
-from ._voting import NAN_POLICIES
+from ._voting import NAN_POLICIES, check_base_range
 
 __all__ = ["WeightResamplingClassifier"]
 
@@ -146,6 +146,7 @@ class WeightResamplingClassifier(BlockwiseScoreMixin, ClassifierMixin, BaseEstim
         policy = check_option(self.nan_policy, "nan_policy", NAN_POLICIES)
         finite = "allow-nan" if policy == "absent" else True
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=finite)
+        check_base_range(self, X, self.estimator, fit=True)
         check_classification_targets(y)
         weight = checked_weights(sample_weight, X)
         self.column_means_ = weighted_nanmean(X, weight)
@@ -163,6 +164,7 @@ class WeightResamplingClassifier(BlockwiseScoreMixin, ClassifierMixin, BaseEstim
         check_is_fitted(self)
         finite = "allow-nan" if self.nan_policy == "absent" else True
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=finite)
+        check_base_range(self, X, self.estimator, fit=False)
         return self._absent_as_mean(X)
 
     def _absent_as_mean(self, X: np.ndarray) -> np.ndarray:
