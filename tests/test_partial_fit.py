@@ -17,8 +17,9 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import MinMaxScaler
 
-from robustclf.linear import DeletionRobustLP, DeletionRobustPerceptron
+from robustclf.linear import DeletionRobustLP, DeletionRobustPerceptron, FDROPClassifier
 from robustclf.linear._deletion_lp_solvers import _objective
+from robustclf.linear.fdrop import fdrop_hinge_loss
 
 
 @pytest.fixture(scope="module")
@@ -221,6 +222,101 @@ def test_perceptron_sparse_fit_equals_dense_fit(cancer):
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-10, atol=1e-12)
     assert sparse.lower_bound_[0] == pytest.approx(dense.lower_bound_[0], rel=1e-10)
     assert sparse.objective_[0] == pytest.approx(dense.objective_[0], rel=1e-10)
+
+
+# --- FDROPClassifier -----------------------------------------------------------------
+
+
+def _fdrop_objective(est, X, y, C):
+    """``1/2 ||w||^2 + C sum_i robust hinge_i`` of a binary FDROP model on (X, y)."""
+    s = np.where(y == est.classes_[1], 1.0, -1.0)
+    w = est.coef_[0]
+    return 0.5 * w @ w + C * fdrop_hinge_loss(w, est.intercept_[0], X, s, float(est.budget)).sum()
+
+
+def test_fdrop_partial_fit_approaches_the_optimum_of_the_rows_it_saw(cancer):
+    """E passes over n rows count every row E times: the stream's objective is fit's with
+    C * E on the n rows. After 20 passes in batches of 128 it is within 25 % of that exact
+    optimum (cutting planes); a single batch, without the stream's state, is far from it."""
+    X, y = cancer
+    epochs = 20
+    target = FDROPClassifier(budget=1, C=float(epochs), solver="cutting_plane").fit(X, y)
+    stream = _stream(FDROPClassifier(budget=1, random_state=0), X, y, size=128, epochs=epochs)
+    best = target.objective_[0]
+    assert best <= _fdrop_objective(stream, X, y, epochs) <= 1.25 * best
+    assert stream.score(X, y) >= target.score(X, y) - 0.03
+    assert stream.solver_ == "sgd" and stream.n_iter_.tolist() == [epochs * 5]
+    assert not hasattr(stream, "objective_")
+    lone = FDROPClassifier(budget=1, random_state=0).partial_fit(X[:128], y[:128],
+                                                                 classes=[0, 1])
+    assert _fdrop_objective(lone, X, y, 1.0) > 2 * FDROPClassifier(budget=1).fit(
+        X, y).objective_[0]
+
+
+def test_fdrop_sparse_and_dense_batches_give_the_same_model(cancer):
+    X, y = cancer
+    dense = _stream(FDROPClassifier(budget=2, random_state=0), X, y, size=100, epochs=2)
+    sparse = _stream(FDROPClassifier(budget=2, random_state=0), sp.csr_matrix(X), y,
+                     size=100, epochs=2)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-10, atol=1e-12)
+
+
+def test_fdrop_partial_fit_after_fit_continues_from_the_fitted_model(cancer):
+    X, y = cancer
+    fitted = FDROPClassifier(budget=1, random_state=0).fit(X, y)
+    coef = fitted.coef_.copy()
+    fitted.partial_fit(X[:128], y[:128])          # classes kept from fit
+    assert fitted.solver_ == "sgd" and not hasattr(fitted, "gap_")
+    # small steps from the fitted point, averaged with it: close to it, not equal
+    assert 0 < np.abs(fitted.coef_ - coef).max() < 0.2 * np.abs(coef).max()
+    refit = fitted.fit(X, y)                      # fit forgets the stream
+    np.testing.assert_allclose(refit.coef_, coef, rtol=1e-6, atol=1e-8)
+    assert "_stream" not in refit.__dict__
+
+
+def test_fdrop_partial_fit_multiclass_and_weights():
+    rng = np.random.default_rng(2)
+    X = rng.random((384, 5))
+    y = np.argmax(X[:, :3] + 0.1 * rng.normal(size=(384, 3)), axis=1)
+    est = _stream(FDROPClassifier(budget=1, random_state=0), X, y, size=128, epochs=10,
+                  classes=[0, 1, 2])
+    # one problem per class, each the stream of that binary problem alone
+    alone = _stream(FDROPClassifier(budget=1, random_state=0), X, (y == 1).astype(int),
+                    size=128, epochs=10)
+    assert est.coef_.shape == (3, 5)
+    np.testing.assert_allclose(est.coef_[1], alone.coef_[0], rtol=1e-12, atol=1e-14)
+    est.partial_fit(X[y != 2][:64], y[y != 2][:64])       # a batch without class 2
+    # weight 2 on every row is C doubled: the same model as FDROP(C=2) unweighted
+    a = FDROPClassifier(budget=1, C=2.0, random_state=0).partial_fit(X, y, classes=[0, 1, 2])
+    b = FDROPClassifier(budget=1, random_state=0).partial_fit(
+        X, y, classes=[0, 1, 2], sample_weight=np.full(384, 2.0))
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("params, call, match", [
+    ({}, {}, "classes must be passed on the first call to FDROPClassifier.partial_fit"),
+    ({"solver": "qp"}, {"classes": [0, 1]}, "partial_fit runs the stochastic subgradient"),
+    ({"class_weight": "balanced"}, {"classes": [0, 1]}, "class_weight='balanced' needs"),
+    ({"budget": 7.0}, {"classes": [0, 1]}, "budget"),
+])
+def test_fdrop_partial_fit_errors(params, call, match):
+    rng = np.random.default_rng(0)
+    X, y = rng.random((40, 6)), np.arange(40) % 2
+    with pytest.raises(ValueError, match=match):
+        FDROPClassifier(**params).partial_fit(X, y, **call)
+
+
+def test_fdrop_incremental_trains_on_a_dask_array(dask_client, cancer):
+    da = pytest.importorskip("dask.array")
+    wrappers = pytest.importorskip("dask_ml.wrappers")
+    X, y = cancer
+    dX, dy = da.from_array(X, chunks=(128, -1)), da.from_array(y, chunks=128)
+    inc = wrappers.Incremental(FDROPClassifier(budget=1, random_state=0), shuffle_blocks=False)
+    for _ in range(5):   # each block one partial_fit on a worker, in order
+        inc.partial_fit(dX, dy, classes=[0, 1])
+    local = _stream(FDROPClassifier(budget=1, random_state=0), X, y, size=128, epochs=5)
+    np.testing.assert_allclose(inc.estimator_.coef_, local.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(inc.predict(dX).compute(), local.predict(X))
 
 
 # --- dask-ml's Incremental on a dask array --------------------------------------------

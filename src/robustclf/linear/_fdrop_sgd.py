@@ -290,3 +290,57 @@ def _solve_sgd(X, Y, budget, C, fit_intercept, tol, max_iter, rng, sample_weight
         if converged.all():
             break
     return best_W, best_b, best, epochs, converged, lower
+
+
+class SGDStream:
+    """The steps of :func:`_solve_sgd` as an online method, for ``partial_fit``.
+
+    The objective is ``fit``'s on every row the stream has seen (a row seen twice counts
+    twice): ``1/2 ||w||^2 + C sum_i s_i robust hinge_i``, i.e. ``lam = 1 / (C S)`` with ``S``
+    the summed row weights seen so far (the number of rows without weights), and row
+    multipliers ``r_i = s_i n / S`` relative to the mean weight seen so far. Each batch is one
+    pass of :func:`_sgd_pass` in the given row order, continuing the step counter ``t``, the
+    point and the polynomial-decay average (the model). The initial step of every problem is
+    chosen on the first batch (:func:`_initial_step`). What ``fit`` does and a stream cannot:
+    the exact best bias after every epoch, the best point over epochs and the certified gap
+    need every row at once.
+
+    Parameters
+    ----------
+    coef, intercept : ndarray of shape (k, d) and (k,)
+        Where the stream starts (zeros, or a fitted model).
+    n_seen, weight_seen : float
+        Rows and summed row weights behind the start (0 for zeros; the fit's rows after
+        ``fit``).
+    """
+
+    def __init__(self, coef, intercept, n_seen=0.0, weight_seen=0.0):
+        self.state = (coef.astype(float), intercept.astype(float), coef.astype(float),
+                      intercept.astype(float))
+        self.n_seen, self.weight_seen = float(n_seen), float(weight_seen)
+        # a fitted start counts as one epoch of steps, so that the first steps stay small
+        self.t = int(np.ceil(n_seen / _SGD_BATCH))
+        self.step0 = None
+
+    def partial_pass(self, X, Y, budget, C, fit_intercept, rng, sample_weight=None):
+        """One pass over the batch ``(X, Y)`` (``Y``: ±1 targets, one column per problem)."""
+        n = X.shape[0]
+        weights = np.ones(n) if sample_weight is None else sample_weight
+        self.n_seen += n
+        self.weight_seen += float(weights.sum())
+        lam = 1.0 / (C * self.weight_seen)
+        uniform = sample_weight is None and self.weight_seen == self.n_seen
+        r = None if uniform else weights * (self.n_seen / self.weight_seen)
+        csr = _csr_parts(X)
+        if self.step0 is None:
+            self.step0 = _initial_step(csr, Y, X.shape[1], budget, lam, fit_intercept, rng, r)
+        self.t = _sgd_pass(csr, Y, np.arange(n), self.state, self.step0, lam, self.t, budget,
+                           fit_intercept, r=r)
+
+    @property
+    def coef_avg(self):
+        return self.state[2]
+
+    @property
+    def intercept_avg(self):
+        return self.state[3]

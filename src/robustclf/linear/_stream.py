@@ -5,9 +5,9 @@ sample_weight=None)`` makes one pass over the given rows, continuing from the cu
 ``classes`` lists every class of the stream and is required on the first call (a batch may
 lack some classes); a later call may omit it or must repeat the same classes. Estimators whose
 solver is online or first order (:class:`~robustclf.linear.DeletionRobustPerceptron`,
-:class:`~robustclf.linear.DeletionRobustLP`) mix in :class:`PartialFitMixin` and keep only
-their own update. Because each call is an ordinary ``partial_fit``, dask-ml's ``Incremental``
-streams the blocks of a dask array through them.
+:class:`~robustclf.linear.DeletionRobustLP`, :class:`~robustclf.linear.FDROPClassifier`) mix
+in :class:`PartialFitMixin` and keep only their own update. Because each call is an ordinary
+``partial_fit``, dask-ml's ``Incremental`` streams the blocks of a dask array through them.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class PartialFitMixin:
             if classes is None:
                 raise ValueError(f"classes must be passed on the first call to {name}."
                                  "partial_fit (every class of the stream).")
-            if needs_whole_data(self.feature_values):
+            if needs_whole_data(getattr(self, "feature_values", None)):
                 raise ValueError(
                     "feature_values='mutual_info' needs the whole training set, which "
                     "partial_fit does not see: compute the values once with "

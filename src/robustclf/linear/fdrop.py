@@ -39,7 +39,8 @@ from .._validation import check_budget, check_generator, check_int, check_option
 from .._worst_case import csr_knapsack_deletion, knapsack_deletion
 from ._base import LinearClassifierBase, warn_if_not_converged
 from ._deletion_lp_solvers import _csr_gains, _kept_products
-from ._fdrop_sgd import _solve_sgd
+from ._fdrop_sgd import SGDStream, _solve_sgd
+from ._stream import PartialFitMixin, signed_targets
 from ._weights import positive_weight_rows
 
 __all__ = ["FDROPClassifier", "fdrop_hinge_loss"]
@@ -288,7 +289,7 @@ def _solve_gr_qp(X, s, budget, C, fit_intercept, sample_weight=None):
     return w, b, objective, 1, reason is None, bound, reason
 
 
-class FDROPClassifier(LinearClassifierBase):
+class FDROPClassifier(PartialFitMixin, LinearClassifierBase):
     """Linear SVM robust to the deletion of the ``budget`` most useful features per example.
 
     Globerson & Roweis (2006): the hinge loss of every training example is taken after an
@@ -375,7 +376,7 @@ class FDROPClassifier(LinearClassifierBase):
         ``1/2 ||w||^2 + C sum_i robust hinge`` at the solution, per binary problem.
     n_iter_ : ndarray of shape (n_problems,)
         Cutting-plane rounds (QP solves) per binary problem (1 for ``"qp"``; epochs for
-        ``"sgd"``).
+        ``"sgd"``; after :meth:`partial_fit`, its calls since the stream started).
     lower_bound_ : ndarray of shape (n_problems,)
         A certified lower bound on each binary problem's optimum (see ``tol``; ``-inf`` when
         the last QP was solved inexactly).
@@ -436,10 +437,100 @@ class FDROPClassifier(LinearClassifierBase):
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise ValueError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
 
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One pass of the ``"sgd"`` steps over a batch of a stream, in the given row order.
+
+        The mini-batch stochastic subgradient steps of ``solver="sgd"`` (see the class
+        docstring), continued from the state the previous calls left: the point, the step
+        counter and the polynomial-decay average, which is the model (``coef_``,
+        ``intercept_``). The objective is ``fit``'s on all the rows the stream has seen (a row
+        passed twice counts twice, as in ``fit`` on the concatenated batches): its ``lam = 1 /
+        (C S)`` follows ``S``, the summed row weights seen so far. Each problem's initial
+        step is chosen on the first batch (Bottou's recipe, as ``fit`` does on a sample of all
+        rows). The first call after :meth:`fit` starts from the fitted model, counted as one
+        epoch of steps over the fit's rows (so that the steps start small and the average keeps
+        the fitted model's weight); :meth:`fit` forgets the stream. Each call is an ordinary
+        scikit-learn ``partial_fit``, so dask-ml's ``Incremental`` trains the model on the
+        blocks of a dask array, one block at a time.
+
+        What a stream cannot do that ``fit(solver="sgd")`` does: the exact best bias after
+        each epoch, keeping the best point of all epochs and the certified gap need every row
+        at once; ``objective_``, ``lower_bound_`` and ``gap_`` describe a fit and are removed.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The batch (a sparse matrix is read as CSR, never densified). With
+            ``nan_policy="absent"`` NaN marks a feature absent from a row (read as 0).
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class of the stream; required on the first call (a batch may lack classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights (times a dict ``class_weight``): row i's loss has weight
+            ``C s_i``, as in :meth:`fit`. None: all one.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+
+        Raises
+        ------
+        ValueError
+            With ``solver="cutting_plane"`` or ``"qp"`` (exact solvers on the whole training
+            set: use ``"auto"`` or ``"sgd"``); on the first call without ``classes``; with
+            ``class_weight="balanced"`` (class frequencies of the whole set).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import make_classification
+        >>> from robustclf import FDROPClassifier
+        >>> X, y = make_classification(n_samples=600, n_features=5, random_state=0)
+        >>> clf = FDROPClassifier(budget=1, random_state=0)
+        >>> for epoch in range(5):
+        ...     for batch in np.array_split(np.arange(600), 4):
+        ...         clf = clf.partial_fit(X[batch], y[batch], classes=[0, 1])
+        >>> clf.solver_, clf.n_iter_.tolist(), bool(clf.score(X, y) > 0.8)
+        ('sgd', [20], True)
+        """
+        self._check_params()
+        if self.solver not in ("auto", "sgd"):
+            raise ValueError(
+                f"partial_fit runs the stochastic subgradient method; solver={self.solver!r} "
+                "solves FDROP exactly on the whole training set with fit. Use solver='auto' "
+                "or 'sgd'.")
+        X, y, classes, weights, first = self._stream_batch(X, y, classes, sample_weight)
+        n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
+        budget = check_budget(self.budget, np.ones(X.shape[1]))
+        if first:
+            self.classes_ = classes
+        stream = self.__dict__.get("_stream")
+        if stream is None:  # first call, or first after fit: start from the current model
+            if first:
+                stream = SGDStream(np.zeros((n_problems, X.shape[1])), np.zeros(n_problems))
+            else:
+                stream = SGDStream(self.coef_, self.intercept_, *self._fitted_rows)
+            self._stream = stream
+            self._stream_rng = check_generator(self.random_state)
+            self.n_iter_ = np.zeros(n_problems, dtype=int)
+        stream.partial_pass(X, signed_targets(y, classes), budget, float(self.C),
+                            bool(self.fit_intercept), self._stream_rng, weights)
+        self.coef_ = stream.coef_avg.copy()
+        self.intercept_ = stream.intercept_avg.copy()
+        self.solver_ = "sgd"
+        self.n_iter_ = self.n_iter_ + 1
+        for name in ("objective_", "lower_bound_", "gap_"):  # they describe a fit
+            self.__dict__.pop(name, None)
+        return self
+
     def _fit_ovr(self, X, Y, sample_weight=None):
         """The chosen solver for the one-vs-rest columns of ``Y`` (row weights: ``C_i = C s_i``)."""
         X, Y, sample_weight = positive_weight_rows(X, Y, sample_weight)
         budget = check_budget(self.budget, np.ones(X.shape[1]))
+        self.__dict__.pop("_stream", None)  # fit forgets an earlier partial_fit stream
+        weight = float(X.shape[0] if sample_weight is None else sample_weight.sum())
+        self._fitted_rows = (X.shape[0], weight)   # where a later partial_fit continues from
         solver = self.solver
         if solver == "auto":
             solver = "cutting_plane"
