@@ -159,3 +159,17 @@ def test_filter_errors():
         MCDFilterClassifier(outlier_fraction=1.5).fit(np.ones((4, 2)), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="at most one"):
         MCDFilterClassifier(n_outliers=1, outlier_fraction=0.1).fit(np.eye(4), [0, 1, 0, 1])
+
+
+def test_every_grid_starts_with_the_registry_setting():
+    """``--fast`` keeps the first value of each grid parameter and ``--medium`` the first two:
+    listing the registry's own setting first keeps it in every truncated grid, so that no
+    model is run at values it was never given (the dropout grids once left out the default
+    C = 10, and the fast run replaced every registry setting by the grid's first value)."""
+    from robustclf._registry import estimator_entries
+
+    for entry in estimator_entries(available=False):
+        params = entry.factory().get_params()
+        for name, values in entry.param_grid.items():
+            assert params[name] == list(values)[0], (entry.name, name)
+            assert len(set(values)) == len(values), (entry.name, name)
