@@ -6,6 +6,14 @@ A fitted ensemble holds ``estimators_`` (sub-models trained on encoded labels 0.
 :func:`used_columns`) and ``estimator_weights_``. Prediction is a weighted vote (FeatureBoost,
 Table 1: weights ``log(1 / beta_t)``), hard or soft.
 
+Ties of the hard vote: a subclass chooses with ``_hard_ties`` (:func:`vote_winner`).
+FeatureBoost takes Table 1's output rule, ``h_f = 1`` when the weighted vote for class 1 is
+``>= 1/2`` of the total weight, so that an exact tie goes to the positive class
+(``classes_[1]``), and with several classes to the *last* tied class in ``classes_`` order
+(``"last"``); the mixture-of-experts baseline keeps ``numpy.argmax``'s first tied class
+(``"first"``). Soft voting always predicts ``argmax`` of ``predict_proba`` (the first tied
+class), as scikit-learn's classifiers do.
+
 Missing values (``nan_policy="absent"``): a NaN entry is an absent feature. A test row is
 predicted by *sleeping experts* (O'Sullivan et al. 2000, §6, after Freund et al. 1997): "only
 hypotheses with no missing values vote". A sub-model *sleeps* on a row when its prediction for
@@ -45,11 +53,30 @@ from .._blockwise import BlockwiseScoreMixin, blockwise_method
 from .._validation import check_float32_range, check_option, validate_data
 from ._sampling import checked_weights, weighted_nanmean
 
-__all__ = ["NAN_POLICIES", "VotingEnsembleMixin", "check_base_range", "default_estimator",
-           "reads_float32", "seeded_clone", "used_columns"]
+__all__ = ["NAN_POLICIES", "TIE_TOLERANCE", "VotingEnsembleMixin", "check_base_range",
+           "default_estimator", "reads_float32", "seeded_clone", "used_columns", "vote_winner"]
 
 #: Values of the ``nan_policy`` parameter (the library-wide choice, as in ``linear._base``).
 NAN_POLICIES = ("absent", "raise")
+
+
+#: Normalised votes (rows summing to 1) within this of the largest are tied: the same weights
+#: summed in another order differ by rounding (about 1e-16 per expert), never by this much.
+TIE_TOLERANCE = 1e-10
+
+
+def vote_winner(votes: np.ndarray, ties: str = "first") -> np.ndarray:
+    """Index of the winning class of each row of normalised ``votes`` (n_rows, n_classes).
+
+    Classes whose vote is within :data:`TIE_TOLERANCE` of the row's largest are tied.
+    ``ties="first"``: the first tied class (``numpy.argmax``); ``"last"``: the last one, which
+    for two classes is Table 1's ``sum_t log(1/beta_t) h_t >= 1/2 sum_t log(1/beta_t)``
+    (O'Sullivan et al. 2000): a tie goes to class 1, the positive class.
+    """
+    if ties == "first":
+        return np.argmax(votes, axis=1)
+    tied = votes >= votes.max(axis=1, keepdims=True) - TIE_TOLERANCE
+    return votes.shape[1] - 1 - np.argmax(tied[:, ::-1], axis=1)
 
 
 def default_estimator(estimator) -> BaseEstimator:
@@ -142,8 +169,12 @@ def _estimator_has_proba(self) -> bool:
 class VotingEnsembleMixin(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
     """Prediction of a weighted vote of sub-models on feature subsets (private base class).
 
-    Subclasses declare ``nan_policy`` in ``__init__`` and call :meth:`_finish_fit`.
+    Subclasses declare ``nan_policy`` in ``__init__`` and call :meth:`_finish_fit`, and may
+    set ``_hard_ties`` (``"first"`` or ``"last"``, see :func:`vote_winner`): which of the classes
+    tied in a hard vote ``predict`` returns.
     """
+
+    _hard_ties = "first"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -229,6 +260,9 @@ class VotingEnsembleMixin(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """Class of the largest weighted vote (sleeping experts for rows with NaN).
 
+        An exact tie of a hard vote goes to the class the subclass's ``_hard_ties`` names
+        (:func:`vote_winner`); a soft vote predicts the argmax of ``predict_proba``.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -240,7 +274,8 @@ class VotingEnsembleMixin(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
         y : ndarray of shape (n_samples,)
         """
         X = self._check_predict_input(X)
-        return self.classes_[np.argmax(self._vote(X), axis=1)]
+        ties = self._hard_ties if self.voting == "hard" else "first"
+        return self.classes_[vote_winner(self._vote(X), ties)]
 
     @available_if(_estimator_has_proba)
     @blockwise_method("columns")
