@@ -46,3 +46,12 @@ def test_int_X_through_the_python_api(int_data, name):
         float_model = clone(model).fit(X.astype(float), y)
         exact = certified_error(model, X, y, 1, fill=0.0).error
         assert exact == pytest.approx(certified_error(float_model, X, y, 1, fill=0.0).error)
+
+
+@pytest.mark.parametrize("name", ["linear_svc", "logistic"])
+def test_a_model_fitted_on_floats_predicts_integer_X(int_data, name):
+    """The baselines' imputer was fitted with a float fill value; integer X at prediction
+    failed inside scikit-learn ("cannot be cast") until the values are made float first."""
+    X, y = int_data
+    model = make_estimator(name).fit(X.astype(float), y)
+    np.testing.assert_array_equal(model.predict(X), model.predict(X.astype(float)))

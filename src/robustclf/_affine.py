@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AffineModel", "affine_model"]
+__all__ = ["AffineModel", "affine_model", "as_float"]
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,17 @@ def _flat_steps(model):
     return steps + inner, final
 
 
+def as_float(X):
+    """``X`` with floating-point values (float64 unless already floating): the identity on
+    values, for a ``FunctionTransformer`` in front of an imputer fitted on floats, so that
+    integer data can be given to the pipeline too. Certification reads it as the identity."""
+    if np.issubdtype(getattr(X, "dtype", np.dtype(object)), np.floating):
+        return X
+    return X.astype(np.float64) if hasattr(X, "astype") else np.asarray(X, dtype=np.float64)
+
+
 def _is_identity(step) -> bool:
-    return type(step).__name__ == "FunctionTransformer" and step.func is None
+    return type(step).__name__ == "FunctionTransformer" and step.func in (None, as_float)
 
 
 def _reads_nan_as_absent(final) -> bool:

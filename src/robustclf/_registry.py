@@ -69,28 +69,31 @@ class EstimatorEntry:
 
 
 def _absent_as_zero():
-    """The imputer in front of the baselines that reject NaN: an absent entry reads as 0.
+    """The steps in front of the baselines that reject NaN: an absent entry reads as 0.
 
     Zero is what the library's linear models do with an absent feature (its term is dropped)
     and what the papers' deletion writes, so on the same corrupted data every linear model
     sees the same thing; it is named in every description that uses it.
 
-    The zero is the integer ``0``, which scikit-learn casts to the dtype of the data the imputer
-    is fitted on: a float ``0.0`` cannot be cast to integer data, so an integer ``X`` from the
-    Python API (``robustness_curve(..., X_int, ...)``) failed at fit with "fill_value=0.0 ...
-    cannot be cast". The step stays a plain ``SimpleImputer`` (certification reads it exactly,
-    :mod:`robustclf._affine`); its output is the dtype of its input, float for NaN-bearing data.
+    Two steps: values made floating point (:func:`robustclf._affine.as_float`), then a
+    ``SimpleImputer`` writing 0. Without the first, integer data from the Python API failed
+    inside scikit-learn ("fill_value ... cannot be cast"), at fit and also at prediction
+    after a fit on floats. Certification reads both steps exactly (:mod:`robustclf._affine`).
     """
     from sklearn.impute import SimpleImputer
+    from sklearn.preprocessing import FunctionTransformer
 
-    return SimpleImputer(strategy="constant", fill_value=0, keep_empty_features=True)
+    from ._affine import as_float
+
+    return (FunctionTransformer(as_float, feature_names_out="one-to-one"),
+            SimpleImputer(strategy="constant", fill_value=0.0, keep_empty_features=True))
 
 
 def _linear_svc():
     from sklearn.pipeline import make_pipeline
     from sklearn.svm import LinearSVC
 
-    return make_pipeline(_absent_as_zero(),
+    return make_pipeline(*_absent_as_zero(),
                          LinearSVC(loss="hinge", C=1.0, max_iter=20_000, random_state=0))
 
 
@@ -98,7 +101,7 @@ def _logistic_regression():
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
 
-    return make_pipeline(_absent_as_zero(), LogisticRegression(C=1.0, max_iter=2_000))
+    return make_pipeline(*_absent_as_zero(), LogisticRegression(C=1.0, max_iter=2_000))
 
 
 def _imputed_logistic():
