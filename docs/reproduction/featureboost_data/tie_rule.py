@@ -23,29 +23,20 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from robustclf.corruption import MarginalResampling
-from robustclf.datasets import load_votes, make_threshold
+from robustclf.datasets import load_votes
 from robustclf.ensemble._voting import seeded_clone, vote_winner
-from robustclf.experiments.featureboost import base_learners, meta_learners
+from robustclf.experiments.featureboost import (
+    base_learners,
+    meta_learners,
+    threshold_protocol,
+)
 
 _MAX_SEED = np.iinfo(np.int32).max
 N_EXPERTS, N_SAMPLES = 20, 500
 
 
 def _threshold():
-    _, _, groups = make_threshold(2, random_state=0)
-
-    def make_data(seed):
-        X, y, _, t = make_threshold(100, random_state=seed, return_threshold=True)
-        X_test, y_test, _ = make_threshold(300, threshold=t, random_state=seed + 1)
-        return X, y, X_test, y_test
-
-    corruptions = {
-        "features": (lambda f, X: MarginalResampling(fraction=f, reference=X),
-                     [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8]),
-        "groups": (lambda f, X: MarginalResampling(fraction=f, groups=groups, reference=X),
-                   [0.0, 0.2, 0.4, 0.6, 0.8]),
-    }
-    return make_data, corruptions, groups
+    return threshold_protocol(fast=False)
 
 
 def _votes():

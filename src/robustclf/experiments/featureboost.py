@@ -178,10 +178,13 @@ def _curves(raw: pd.DataFrame, dataset: str, claims: dict, n_trials: int) -> lis
     return curves
 
 
-def run_threshold(*, fast: bool = False, random_state: int = 0, n_jobs=None,
-                  data_dir=None) -> ExperimentResult:
-    """THRESHOLD (Figures 1-2): 100 training and 300 test rows per trial, new threshold each."""
-    n_trials, n_experts, n_samples = (2, 3, 50) if fast else (100, 20, 500)
+def threshold_protocol(fast: bool = False):
+    """THRESHOLD's data and corruptions: ``(make_data, corruptions, groups)``.
+
+    ``make_data(seed)`` draws a threshold and 100 training and 300 test rows with it;
+    ``corruptions`` maps "features" / "groups" to a MarginalResampling factory and its levels
+    (two levels in fast mode); ``groups`` are the five encodings.
+    """
     feature_levels = [0.0, 0.4] if fast else [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8]
     group_levels = [0.0, 0.4] if fast else [0.0, 0.2, 0.4, 0.6, 0.8]
     _, _, groups = make_threshold(2, random_state=0)
@@ -196,6 +199,14 @@ def run_threshold(*, fast: bool = False, random_state: int = 0, n_jobs=None,
         "groups": (lambda f, X: MarginalResampling(fraction=f, groups=groups, reference=X),
                    group_levels),
     }
+    return make_data, corruptions, groups
+
+
+def run_threshold(*, fast: bool = False, random_state: int = 0, n_jobs=None,
+                  data_dir=None) -> ExperimentResult:
+    """THRESHOLD (Figures 1-2): 100 training and 300 test rows per trial, new threshold each."""
+    n_trials, n_experts, n_samples = (2, 3, 50) if fast else (100, 20, 500)
+    make_data, corruptions, groups = threshold_protocol(fast)
     raw = _run_trials(make_data, base_learners(), corruptions, n_trials=n_trials,
                       n_experts=n_experts, n_samples=n_samples, groups=groups,
                       random_state=random_state, n_jobs=n_jobs)
