@@ -6,7 +6,7 @@ A fitted ensemble holds ``estimators_`` (sub-models trained on encoded labels 0.
 :func:`used_columns`) and ``estimator_weights_``. Prediction is a weighted vote (FeatureBoost,
 Table 1: weights ``log(1 / beta_t)``), hard or soft.
 
-Ties of the hard vote: a subclass chooses with ``_hard_ties`` (:func:`vote_winner`).
+Ties of the hard vote: a subclass chooses with ``_hard_ties`` (``vote_winner``).
 FeatureBoost takes Table 1's output rule, ``h_f = 1`` when the weighted vote for class 1 is
 ``>= 1/2`` of the total weight, so that an exact tie goes to the positive class
 (``classes_[1]``), and with several classes to the *last* tied class in ``classes_`` order
@@ -170,7 +170,7 @@ class VotingEnsembleMixin(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
     """Prediction of a weighted vote of sub-models on feature subsets (private base class).
 
     Subclasses declare ``nan_policy`` in ``__init__`` and call :meth:`_finish_fit`, and may
-    set ``_hard_ties`` (``"first"`` or ``"last"``, see :func:`vote_winner`): which of the classes
+    set ``_hard_ties`` (``"first"`` or ``"last"``, see ``vote_winner``): which of the classes
     tied in a hard vote ``predict`` returns.
     """
 
@@ -261,7 +261,7 @@ class VotingEnsembleMixin(BlockwiseScoreMixin, ClassifierMixin, BaseEstimator):
         """Class of the largest weighted vote (sleeping experts for rows with NaN).
 
         An exact tie of a hard vote goes to the class the subclass's ``_hard_ties`` names
-        (:func:`vote_winner`); a soft vote predicts the argmax of ``predict_proba``.
+        (``vote_winner``); a soft vote predicts the argmax of ``predict_proba``.
 
         Parameters
         ----------
