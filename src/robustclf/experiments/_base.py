@@ -219,8 +219,9 @@ class CellStore:
         if self.folder is None:
             self.computed.extend(keys)
             return list(Parallel(n_jobs=n_jobs)(call for _, call in calls))
-        missing = [i for i, key in enumerate(keys) if self._kept(key) is None]
-        self.reused.extend(key for key in keys if self._kept(key) is not None)
+        kept = [self._kept(key) is not None for key in keys]
+        missing = [i for i, is_kept in enumerate(kept) if not is_kept]
+        self.reused.extend(key for key, is_kept in zip(keys, kept, strict=True) if is_kept)
         done = Parallel(n_jobs=n_jobs, return_as="generator")(calls[i][1] for i in missing)
         for i, value in zip(missing, done, strict=True):
             self._write(keys[i], value)

@@ -392,7 +392,7 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
                                                           scale, stage_tol)
             if landing is None:    # terms at the landing level not at hand: one pass
                 level[advance] += 1
-                f, g, H, ahead = _pick(evaluate(theta), (0, 1, 2, -1))
+                f, g, H, *_, ahead = evaluate(theta)
             else:                  # from the pass that computed f, g and H
                 moved, entry = landing
                 for j in np.flatnonzero(advance):
@@ -437,7 +437,7 @@ def newton(data, chunk: _Chunk, loss, n_columns: int, *, tol: float = 1e-6,
         if np.all(t[cols] == 1.0):          # every moving column took its full step
             f, g, H, ahead = f1, g1, H1, ahead1
         else:
-            f, g, H, ahead = _pick(evaluate(theta), (0, 1, 2, -1))
+            f, g, H, *_, ahead = evaluate(theta)
         if smoothing:       # the final objective at the step taken, from the step's pass
             true_cand = true_cand[0].reshape(_STEPS.size, k) + reg_cand
             previous = np.array([h[-1] for h in history])
@@ -456,10 +456,6 @@ def _with_reg(f, g, H, r, rg, d):
     H = H.copy()
     H[:, np.arange(d), np.arange(d)] += 2.0
     return f + r, g + rg, H
-
-
-def _pick(values, indices):
-    return [values[i] for i in indices]
 
 
 def _column(terms, j):
