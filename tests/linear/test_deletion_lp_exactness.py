@@ -200,3 +200,27 @@ def test_time_limit_stops_with_a_certified_gap():
     assert res.lower_bound <= res.objective
     exact = solve_cutting_plane(X, y, np.ones(8), 2.0, 1.0, 10.0)
     assert res.lower_bound <= exact.objective + 1e-9 <= res.objective + 2e-9
+
+
+@pytest.mark.parametrize("budget", [1.0, 3.0])
+def test_cutting_planes_reach_a_zero_optimum_when_the_bound_stalls(budget):
+    """THRESHOLD (300 x 215, nearly separable): the optimum is 0, so the cut LP's value (the
+    bound) stays 0 at every round. Plain dual-simplex Kelley cuts had not converged after 100
+    rounds (minutes, exact objective still above 0.03); after the stall switch (interior-point
+    re-solves, promotion) a few rounds reach the full LP's optimum."""
+    from robustclf.datasets import load_split
+
+    split = load_split("threshold", random_state=0)
+    X, y = np.asarray(split.X_train, float), np.where(split.y_train == 1, 1.0, -1.0)
+    values = np.ones(X.shape[1])
+    cut = solve_cutting_plane(X, y, values, budget, 1.0, 10.0, random_state=0, max_iter=12)
+    assert cut.converged, cut.reason
+    assert cut.objective <= 1e-7 and cut.lower_bound == pytest.approx(0.0, abs=1e-9)
+    slack, _ = robust_hinge(X, y, cut.coef, cut.intercept, values, budget, 1.0)
+    assert slack.mean() == pytest.approx(cut.objective, abs=1e-12)
+
+
+def test_resolve_is_checked():
+    X, y = _instance(1, m=20, n=4)
+    with pytest.raises(ValueError, match="resolve"):
+        solve_cutting_plane(X, y, np.ones(4), 1.0, 1.0, 10.0, resolve="barrier")

@@ -45,6 +45,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .._compat import persistent_highs
+from .._validation import check_option
 from .._worst_case import csr_knapsack_deletion, knapsack_deletion
 
 __all__ = ["DeletionLPResult", "robust_hinge", "solve_full_lp", "solve_cutting_plane",
@@ -441,6 +442,12 @@ class _HighsMaster:
         if idx.size:
             self._h.deleteRows(idx.size, idx)
 
+    def resolve_with(self, solver):
+        """Re-solve by ``solver`` (``"simplex"`` or ``"ipm"``) from the next round on."""
+        self._later = solver
+        if not self._first:
+            self._h.setOptionValue("solver", solver)
+
     def solve(self, time_limit=None):
         """Return ``(z, value, row activities, optimal)``; stop early at ``time_limit`` seconds."""
         h = self._h
@@ -486,6 +493,9 @@ class _LinprogMaster:
     def delete_rows(self, drop):
         self._A, self._r = self._A[~drop], self._r[~drop]
 
+    def resolve_with(self, solver):
+        """``linprog`` picks its own HiGHS method each round: nothing to switch."""
+
     def solve(self, time_limit=None):
         options = {} if time_limit is None else {"time_limit": float(time_limit)}
         res = linprog(self._c, A_ub=-self._A, b_ub=-self._r, bounds=self._bounds, method="highs",
@@ -497,7 +507,7 @@ class _LinprogMaster:
 def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
                         tol=1e-8, max_iter=100, warm_start=3, purge_after=3, stability=0.5,
                         promote_after=None, time_limit=None, random_state=None, backend="auto",
-                        resolve="simplex", sample_weight=None, **_):
+                        resolve="auto", stall_after=2, sample_weight=None, **_):
     """Solve Eq. (4) exactly by cutting planes over ``(w, b, xi)``; see the module docstring.
 
     Stopping (a certified optimality gap): the cut LP is a relaxation of Eq. (4), so its optimal
@@ -513,8 +523,9 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
       object): one HiGHS model lives across rounds; new cuts are appended as rows and the LP is
       re-solved by dual simplex from the previous basis (first solve: interior point with
       crossover; ``resolve="ipm"`` uses the interior point at every round, without warm
-      start). ``backend="linprog"`` rebuilds the LP with ``linprog`` every round instead (same
-      iterates, several times slower on large m).
+      start; ``resolve="auto"``, the default, re-solves by dual simplex until the bound stalls,
+      see below). ``backend="linprog"`` rebuilds the LP with ``linprog`` every round instead
+      (same iterates, several times slower on large m).
     * **Warm start**: ``warm_start`` epochs of :func:`solve_subgradient` give a point near the
       optimum; the first cuts are the worst-case vertices of every example at that point (with
       ``warm_start=0``: the vertices at ``w = 0``, i.e. nothing deleted). Any vertices give valid
@@ -532,6 +543,16 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
       n >> m (the knapsack vertices keep changing); with promotion every example is eventually
       exact and the LP is Eq. (4) with O(nnz) variables, so the method terminates. On spambase
       (n << m) promotion only slowed the solve, hence the default.
+    * **Stalls** (``resolve="auto"`` and ``promote_after=None``): when the cut LP's value has not
+      risen for ``stall_after`` rounds while the gap is open, the solver re-solves by interior
+      point from then on and promotes examples after 3 cuts. This is the case of an optimum at
+      or near 0 (separable or nearly separable data, e.g. THRESHOLD, 300 x 215): the bound stays
+      0, every cut LP is degenerate, the dual simplex took up to 12 s per round on it and
+      returned vertex after vertex at which the exact objective stayed above 0.03 (no
+      convergence in 120 s), where the interior point's central solutions and promotion
+      reach the certified optimum 0 in 0.1 s (budget 1) and 2.6 s (budget 3). While the bound
+      rises (spambase, digits) nothing changes: there the dual simplex's warm start is 2-3
+      times faster than the interior point.
 
     ``time_limit`` (seconds, passed to HiGHS) stops early with ``converged=False``; the result
     then carries the best point and the last certified lower bound (the value of the last cut LP
@@ -550,7 +571,9 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
     highs_class = persistent_highs() if backend in ("auto", "highs") else None
     if backend == "highs" and highs_class is None:  # pragma: no cover - scipy < 1.15
         raise ImportError("backend='highs' needs scipy >= 1.15 (HiGHS's solver object).")
-    lp = (_HighsMaster(c, lo, hi, highs_class, resolve) if highs_class
+    check_option(resolve, "resolve", ("auto", "simplex", "ipm"))
+    first_resolve = "simplex" if resolve == "auto" else resolve
+    lp = (_HighsMaster(c, lo, hi, highs_class, first_resolve) if highs_class
           else _LinprogMaster(c, lo, hi))
     # the point with the lowest exact objective so far (upper bound; the stability centre)
     w0, b0 = np.zeros(n), 0.0
@@ -570,8 +593,10 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
     n_cuts = np.ones(m, dtype=int)
     promoted = np.zeros(m, dtype=bool)
     n_col = c.size
+    adaptive_promotion = promote_after is None
     if promote_after is None:
-        promote_after = 3 if n > m else m + max_iter + 1  # (never)
+        promote_after = 3 if n > m else m + max_iter + 1  # (never, unless the bound stalls)
+    flat_rounds = 0
     lower, prev_lower = -np.inf, -np.inf
     # A cut violated by less than HiGHS's feasibility tolerance (1e-7) may not move the LP at
     # all: such cuts are not added. When none is left, every xi_i of the LP solution is within
@@ -622,6 +647,12 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
         age = np.where(slack <= 1e-9 * margin * (1.0 + np.abs(rhs)), 0, age + 1)
         rising = value > prev_lower + 1e-12 * max(1.0, abs(prev_lower))
         prev_lower = value
+        flat_rounds = 0 if rising else flat_rounds + 1
+        if flat_rounds == stall_after:  # the bound stalls: central points and exact rows
+            if resolve == "auto":
+                lp.resolve_with("ipm")
+            if adaptive_promotion:
+                promote_after = min(promote_after, 3)
         drop = (age >= purge_after) & rising & is_cut
         lp.delete_rows(drop)
         rhs, age, is_cut = rhs[~drop], age[~drop], is_cut[~drop]
