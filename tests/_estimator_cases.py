@@ -55,7 +55,7 @@ _SEPARABLE = (
 # (instance, {check name: reason it is expected to fail})
 CASES = [
     # -- robustclf.linear --
-    (_registered("deletion_lp"), {}),                       # subgradient solver
+    (_registered("deletion_lp"), dict.fromkeys(_WEIGHT_CHECKS, _LP_NOT_UNIQUE)),
     (DeletionRobustLP(), dict.fromkeys(_WEIGHT_CHECKS, _LP_NOT_UNIQUE)),   # solver="auto"
     (_registered("deletion_perceptron"), {
         "check_fit2d_1feature": "budget=1 equals the total value of a single feature, so "
