@@ -103,7 +103,7 @@ def first_order(budget: float) -> None:
               flush=True)
 
 
-def mnist_full(budget: float, seconds: float, resolve: str = "simplex") -> None:
+def mnist_full(budget: float, seconds: float, resolve: str = "auto") -> None:
     X, y = _data("mnist47", None)
     v = np.ones(X.shape[1])
     cut, t_cut = _timed(solve_cutting_plane, X, y, v, budget, 1.0, 10.0, random_state=0,
@@ -147,7 +147,7 @@ def main() -> None:
     parser.add_argument("--only", choices=["spambase", "mnist", "first-order", "mnist-full",
                                            "fdrop"],
                         help="run one section only")
-    parser.add_argument("--resolve", choices=["simplex", "ipm"], default="simplex",
+    parser.add_argument("--resolve", choices=["auto", "simplex", "ipm"], default="auto",
                         help="how the MNIST cut LP is re-solved after the first round")
     args = parser.parse_args()
     if args.only in (None, "spambase"):
