@@ -5,7 +5,8 @@ Usage: ``python run_issue15.py STAGE [STAGE ...]`` with stages such as ``sanity`
 spambase_mi, spambase_uniform; exact LP, tuned on 1/9 of each training fold, FDROP left out) or
 ``fig2-mnist47_mi-N`` (2,000 rows, 5 folds, untuned, first-order LP). Each stage writes its
 report, CSV and PNG with :func:`robustclf.report.write_experiment` into
-``issue15_2026-11-25/<stage>/``. Run with ``OMP_NUM_THREADS=1``.
+``issue15_2026-11-25/<stage>/`` (``--out DIR``: into ``DIR/<stage>/``). Run with
+``OMP_NUM_THREADS=1``.
 """
 
 import sys
@@ -37,7 +38,10 @@ def stage(name: str):
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:]:
+    args = sys.argv[1:]
+    if args[:1] == ["--out"]:
+        OUT, args = Path(args[1]), args[2:]
+    for name in args:
         start = time.perf_counter()
         path = write_experiment(stage(name), OUT / name)
         print(f"{name}: {time.perf_counter() - start:.0f} s -> {path}", flush=True)
