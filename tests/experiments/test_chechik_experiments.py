@@ -61,6 +61,19 @@ def test_real_data_fast(name, files):
         pytest.skip("public datasets not found (set ROBUSTCLF_DATA)")
     result = get_experiment(name).run(fast=True, random_state=0, n_jobs=1, data_dir=None)
     _check(result, method_grids(fast=True))
+    for curve in result.curves:   # every method against the geometric margin, with intervals
+        assert "Paired differences, estimator − geometric" in curve.intro
+        assert "hgb-nan" in curve.intro.split("Paired differences")[1]
+
+
+def test_hgb_baseline_leaves_absent_entries_to_its_splits():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    full, fast = method_grids(fast=False)["hgb-nan"], method_grids(fast=True)["hgb-nan"]
+    assert all(isinstance(m, HistGradientBoostingClassifier) for m in full + fast)
+    assert {(m.learning_rate, m.max_leaf_nodes) for m in full} == {
+        (0.05, 7), (0.05, 31), (0.1, 7), (0.1, 31)}
+    assert len(fast) == 1
 
 
 def test_cross_validated_errors_selects_and_is_deterministic():
