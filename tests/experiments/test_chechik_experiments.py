@@ -35,6 +35,7 @@ def test_structural_fast():
     _check(result, method_grids(fast=True))
     names = [c.name for c in result.curves]
     assert names == ["structural_synthetic", "structural_subtypes"]
+    assert all("estimator − geometric" in c.intro for c in result.curves)
     assert set(result.curves[1].frame.level) == {1}
 
 

@@ -239,7 +239,8 @@ def run_structural(*, fast: bool = False, random_state: int = 0, n_jobs=None,
               "in the instance's own subspace plus N(0, 0.3^2) noise (the generator's explicit "
               "assumption: label noise lives in each instance's subspace). Paper's claim (car "
               "landmarks, Fig. 2c): geometric margin significantly better than every "
-              "imputation; the car data are not public.")
+              "imputation; the car data are not public.\n\n"
+              + _paired_text(frame, "geometric", "missing probability {level:g}", "folds"))
     return ExperimentResult("Chechik et al. (2007): structurally absent features (synthetic)",
                             __doc__.split("\n\n", 1)[1],
                             [blocks, _subtype_curve(fast, random_state, n_jobs)])
@@ -285,7 +286,8 @@ def _subtype_curve(fast, random_state, n_jobs):
               "absent for all its instances (4 missingness patterns). The label is the sign of "
               "the rule restricted to the existing parts plus N(0, 0.3^2) noise. Settings "
               f"({table}). Paper's claim (car landmarks, Fig. 2c): geometric margin "
-              "significantly better than every imputation.")
+              "significantly better than every imputation.\n\n"
+              + _paired_text(frame, "geometric", "setting {level:g}", "folds"))
 
 
 def run_votes(*, fast: bool = False, random_state: int = 0, n_jobs=None,
