@@ -23,7 +23,12 @@ from joblib import delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.impute import SimpleImputer
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.model_selection import (
+    GridSearchCV,
+    ParameterGrid,
+    StratifiedKFold,
+    train_test_split,
+)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -61,6 +66,16 @@ _METHODS = ("zero", "mean", "flags", "knn", "em", "geometric", "geometric-eq7")
 SVC_MAX_ITER = 10_000_000
 
 
+def _hgb_nan(fast: bool, random_state: int = 0) -> tuple:
+    """The practitioner's baseline the paper did not have (issue 15): HistGradientBoosting
+    with the absent entries left as NaN (each split learns where they go), and its grid,
+    ``learning_rate`` in {0.05, 0.1} x ``max_leaf_nodes`` in {7, 31} (fast: 0.1 x 7)."""
+    model = HistGradientBoostingClassifier(early_stopping=False, random_state=random_state)
+    grid = ({"learning_rate": [0.1], "max_leaf_nodes": [7]} if fast else
+            {"learning_rate": [0.05, 0.1], "max_leaf_nodes": [7, 31]})
+    return model, grid
+
+
 def method_grids(*, fast: bool, random_state: int = 0,
                  imputer_Cs: list[float] | None = None, memory=None) -> dict[str, list]:
     """Candidate pipelines of every method (§4): the grid the 20 % validation split chooses from.
@@ -68,10 +83,9 @@ def method_grids(*, fast: bool, random_state: int = 0,
     Full mode: C in {0.1, 1, 10} x kernel in {linear, 2nd-order polynomial} for zero, mean, flags
     and geometric; kNN (K in 3, 5, 10, 20) and EM (K in 3, 5, 10, 15, 20) with C in
     ``imputer_Cs`` (default {0.1, 1, 10}) and the linear kernel (the K grids are the paper's).
-    ``hgb-nan`` is the practitioner's baseline the paper did not have (issue 15):
-    HistGradientBoosting with the absent entries left as NaN (each split learns where they go),
-    ``learning_rate`` in {0.05, 0.1} x ``max_leaf_nodes`` in {7, 31}, chosen like the others.
-    Fast mode: C = 1, linear, K = 5 / 3, one boosting setting. ``memory`` caches the fitted imputers
+    ``hgb-nan`` (``_hgb_nan``) has one candidate per point of its grid, chosen like the
+    others. Fast mode: C = 1, linear, K = 5 / 3, one boosting setting. ``memory`` caches the
+    fitted imputers
     (:func:`~robustclf.missing.make_imputation_baseline`), so that the C values of one K share
     one imputation of the training rows.
     """
@@ -97,11 +111,7 @@ def method_grids(*, fast: bool, random_state: int = 0,
             C=C, kernel=kernel, degree=2, max_iter=1 if fast else 5, bias=bias,
             early_stopping=True, random_state=random_state))
 
-    def hgb(rate, leaves):
-        return HistGradientBoostingClassifier(learning_rate=rate, max_leaf_nodes=leaves,
-                                              early_stopping=False, random_state=random_state)
-
-    hgb_grid = [(0.1, 7)] if fast else list(product([0.05, 0.1], [7, 31]))
+    hgb, hgb_grid = _hgb_nan(fast, random_state)
     grid = list(product(Cs, kernels))
     return {
         "zero": [baseline("zero", C, k) for C, k in grid],
@@ -112,7 +122,7 @@ def method_grids(*, fast: bool, random_state: int = 0,
         "em": [baseline("em", C, "linear", n_components=K) for C, K in product(imp_Cs, em_ks)],
         "geometric": [geometric(C, k, "scaled") for C, k in grid],
         "geometric-eq7": [geometric(C, k, "unscaled") for C, k in grid],
-        "hgb-nan": [hgb(rate, leaves) for rate, leaves in hgb_grid],
+        "hgb-nan": [clone(hgb).set_params(**point) for point in ParameterGrid(hgb_grid)],
     }
 
 
@@ -446,14 +456,12 @@ def fair_grids(*, fast: bool, random_state: int = 0) -> dict[str, tuple]:
     svc_grid = {"svc__C": Cs}
     geometric = GeometricMarginSVC(kernel="linear", bias="scaled", early_stopping=False,
                                    random_state=random_state)
-    hgb = HistGradientBoostingClassifier(early_stopping=False, random_state=random_state)
     return {
         "zero": (imputed(strategy="constant", fill_value=0.0), svc_grid),
         "mean": (imputed(strategy="mean"), svc_grid),
         "zero+indicators": (imputed(strategy="constant", fill_value=0.0, add_indicator=True),
                             svc_grid),
-        "hgb-nan": (hgb, {"learning_rate": [0.1], "max_leaf_nodes": [7]} if fast else
-                    {"learning_rate": [0.05, 0.1], "max_leaf_nodes": [7, 31]}),
+        "hgb-nan": _hgb_nan(fast, random_state),
         "per-pattern": (PerPatternSVC(), {"C": Cs}),
         "geometric": (geometric, {"C": Cs, "max_iter": [0, 1] if fast else [0, 1, 2, 5]}),
         "geometric-es": (clone(geometric).set_params(early_stopping=True,
