@@ -293,6 +293,28 @@ def test_lp_on_spambase_with_mutual_info_values():
     assert np.all(_rel(est.objective_, objective) <= 1e-6)
 
 
+@pytest.mark.slow
+@pytest.mark.data
+def test_lp_default_fit_on_2500_sparse_features_reaches_the_highs_optimum():
+    """d > 2,000: Amazon book reviews, the 2,500 most frequent terms (presence), 400 rows.
+    ``auto`` picks the first-order solver there; on these (separable) rows it reaches the
+    optimum 0 and certifies it, so it does not warn."""
+    from robustclf._oracles.mcf import amazon_split
+
+    try:
+        Xtr, ytr, _, _ = amazon_split(os.environ.get("ROBUSTCLF_DATA"), n_features=2500)
+    except (FileNotFoundError, OSError):
+        pytest.skip("Amazon reviews not available (set ROBUSTCLF_DATA)")
+    X, y = (Xtr[:400] > 0).astype(float).tocsr(), ytr[:400]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = DeletionRobustLP(budget=2, random_state=0).fit(X, y)
+    assert est.solver_ == "subgradient" and sp.issparse(X)
+    _, _, _, objective = ovr_oracle(eq4_lp, X, y, values=np.ones(2500), budget=2)
+    assert np.all(_rel(est.objective_, objective) <= 1e-6)
+    assert np.all(est.lower_bound_ <= objective + 1e-9)
+
+
 @pytest.mark.parametrize("uniform", [True, False])
 def test_perceptron_objective_screening_matches_the_plain_loss(uniform):
     from robustclf.linear.deletion_perceptron import _mean_loss, deletion_hinge_loss
