@@ -93,11 +93,9 @@ CASES = [
         "n_copies")),
     (_registered("rolr"), {}),
     # -- robustclf.missing --
-    (_registered("geometric_svc"), {
-        "check_sample_weight_equivalence_on_dense_data": "weights are exact (C w_i in every "
-        "SVM solve), but libsvm stops at svm_tol=1e-3 and this check compares at rtol 1e-7: it "
-        "passes with svm_tol=1e-10 (10 s); tests/missing/test_missing_weights_and_nan.py "
-        "checks weights against repeated rows at svm_tol=1e-9"}),
+    # its weights are exact (C w_i in every SVM solve) and every solve is polished to the
+    # optimum, so it meets the sample-weight equivalence check at rtol 1e-7 at its defaults
+    (_registered("geometric_svc"), {}),
     *([(GeometricMarginSeparableSVC(tol=1e-3), dict.fromkeys([
         "check_fit_score_takes_y", "check_n_features_in_after_fitting",
         "check_estimators_dtypes", "check_sample_weights_pandas_series",

@@ -42,13 +42,14 @@ def _quiet_fit(model, X, y):
 @pytest.mark.parametrize("bias", ["scaled", "unscaled"])
 @pytest.mark.parametrize("dataset", ["votes", "horse_colic"])
 def test_every_svm_step_of_the_default_fit_matches_the_primal_qp(dataset, bias):
-    """At the default svm_tol=1e-3 each iterate is within 1e-3 (measured: 3e-5 to 1.3e-4) of
-    the optimum of Eq. (6)/(7) at its own scalings, with identical test predictions."""
+    """At the default settings each iterate is within 1e-6 (measured: 3e-11 or less; libsvm
+    alone stopped 3e-5 to 1.3e-4 above) of the optimum of Eq. (6)/(7) at its own scalings,
+    with identical test predictions: every libsvm solve is polished on its support sets."""
     Xtr, ytr, Xte, _ = _binary(dataset)
     model = _quiet_fit(GeometricMarginSVC(bias=bias), Xtr, ytr)
-    assert model.kkt_residual_ <= model.svm_tol
+    assert model.kkt_residual_ <= 1e-9
     gaps, sols = oracle.iterate_gaps(model, ytr, bias)
-    assert np.all(gaps > -1e-8) and np.all(gaps <= 1e-3)
+    assert np.all(np.abs(gaps) <= 1e-6)
     for it, (w_o, b_o) in zip(model.iterates_[0], sols, strict=True):
         w = oracle.iterate_weights(model, it)
         np.testing.assert_array_equal(np.sign(oracle.eq7_decision(Xte, w, it.intercept, bias)),
@@ -78,7 +79,7 @@ def test_svm_step_on_ten_class_digits_with_absent_quadrants():
         w_o, b_o, f_o = oracle.eq6_primal(model.X_fit_, y_k, it.fit_scalings, 1.0)
         f = oracle.eq6_objective(model.X_fit_, y_k, it.fit_scalings, 1.0, "scaled",
                                  oracle.iterate_weights(model, it), it.intercept)
-        assert -1e-8 <= (f - f_o) / f_o <= 1e-3
+        assert abs(f - f_o) / f_o <= 1e-6
         if len(its) == 1:  # a fixed point at once: iterate 0 is scaled by 1
             s = np.ones(Xte.shape[0])
         else:

@@ -56,6 +56,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from .._convergence import warn_not_converged
+from ._kkt_polish import polish
 from ._signed_qp import _BAND, _MAX_BAND, _svr_solve, libsvm_max_iter, solve_cold, solve_warm
 from .kernels import restricted_sq_norms
 from .socp import solve_quietly
@@ -429,6 +430,30 @@ def kkt_floor(K: np.ndarray, coef: np.ndarray, s: np.ndarray, bias: str) -> floa
     return float(2.0**-23 * np.max(d * root, initial=0.0) * (root @ np.abs(coef)))
 
 
+def _polished(K, X0, y, s, C, bias, sample_weight, dense, b, K_coef):
+    """``(dense, b, K dense)`` after :func:`._kkt_polish.polish`, or unchanged if it fails."""
+    d, m, u = _reading(s, _costs(C, sample_weight), bias)
+    residual = kkt_residual(K_coef, dense, b, y, s, C, bias, sample_weight)
+    if K is None:
+        def gram(rows):
+            return X0[rows] @ X0[rows].T
+
+        def kernel_times(coef):
+            return X0 @ (X0.T @ coef)
+    else:
+        def gram(rows):
+            return K[np.ix_(rows, rows)]
+
+        def kernel_times(coef):
+            return K @ coef
+    out = polish(gram, kernel_times, y, d, m, u, np.clip(y * dense / d, 0.0, u), b, residual)
+    if out is None:
+        return dense, b, K_coef
+    a, b, _ = out
+    dense = d * y * a
+    return dense, b, kernel_times(dense)
+
+
 def _recording_libsvm_cap(step, *args):
     """``step(*args)`` and whether libsvm hit its iteration cap (its ConvergenceWarning).
 
@@ -452,7 +477,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
                bias: str, tol: float, kernel_params: dict,
                solver: str = "libsvm", warm_start: bool = True, svm_tol: float = 1e-3,
                sample_weight: np.ndarray | None = None, min_scaling: float = 0.0,
-               ) -> tuple[list[BinaryIterate], bool]:
+               polish: bool = True) -> tuple[list[BinaryIterate], bool]:
     """Alternate an SVM solve for fixed ``s`` and ``s_i = ||w^(i)|| / ||w||`` (§3).
 
     Parameters
@@ -478,6 +503,9 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
     min_scaling : float in [0, 1), default=0.0
         Floor of the scalings: every update sets ``s_i = max(||w^(i)|| / ||w||, min_scaling)``
         (see :class:`~robustclf.missing.GeometricMarginSVC`); 0 is the paper's update.
+    polish : bool, default=True
+        Polish every libsvm solve on its support sets in double precision
+        (:func:`._kkt_polish.polish`; kept only when it lowers the KKT residual).
 
     Returns
     -------
@@ -507,8 +535,12 @@ def fit_binary(K: np.ndarray, y: np.ndarray, X0: np.ndarray, M: np.ndarray,
             rounds = 1
         dense = np.zeros(y.shape[0])
         dense[sup] = coef
+        K_coef = X0 @ (X0[sup].T @ coef) if K is None else K @ dense
+        if polish and solver == "libsvm":
+            dense, b, K_coef = _polished(K, X0, y, s, C, bias, sample_weight, dense, b, K_coef)
+            sup = np.flatnonzero(dense)
+            coef = dense[sup]
         w = X0[sup].T @ coef if linear else None
-        K_coef = X0 @ w if K is None else K @ dense
         it = BinaryIterate(sup, coef, b, bias == "scaled", 0.0, s,
                            kkt_residual(K_coef, dense, b, y, s, C, bias, sample_weight),
                            libsvm_capped=capped,
