@@ -24,8 +24,13 @@ def _libsvm_start(X, y, C, tol):
 
 
 def _polish(K, y, d, m, u, dense, b, residual):
-    return polish(lambda rows: K[np.ix_(rows, rows)], lambda c: K @ c, y, d, m, u,
-                  np.clip(y * dense / d, 0.0, u), b, residual)
+    out = polish(lambda rows: K[:, rows], y, d, m, u, np.clip(y * dense / d, 0.0, u), b,
+                 K @ dense, residual)
+    if out is not None:   # K @ coef is updated incrementally: it must still be K @ coef
+        a, b_new, K_coef, new_residual = out
+        np.testing.assert_allclose(K_coef, K @ (y * a * d), atol=1e-9)
+        return a, b_new, new_residual
+    return None
 
 
 def _objective(K, coef, y):

@@ -435,23 +435,16 @@ def _polished(K, X0, y, s, C, bias, sample_weight, dense, b, K_coef):
     d, m, u = _reading(s, _costs(C, sample_weight), bias)
     residual = kkt_residual(K_coef, dense, b, y, s, C, bias, sample_weight)
     if K is None:
-        def gram(rows):
-            return X0[rows] @ X0[rows].T
-
-        def kernel_times(coef):
-            return X0 @ (X0.T @ coef)
+        def columns(rows):
+            return X0 @ X0[rows].T
     else:
-        def gram(rows):
-            return K[np.ix_(rows, rows)]
-
-        def kernel_times(coef):
-            return K @ coef
-    out = polish(gram, kernel_times, y, d, m, u, np.clip(y * dense / d, 0.0, u), b, residual)
+        def columns(rows):
+            return K[rows].T  # K is symmetric: its rows are contiguous, its columns are not
+    out = polish(columns, y, d, m, u, np.clip(y * dense / d, 0.0, u), b, K_coef, residual)
     if out is None:
         return dense, b, K_coef
-    a, b, _ = out
-    dense = d * y * a
-    return dense, b, kernel_times(dense)
+    a, b, K_coef, _ = out
+    return d * y * a, b, K_coef
 
 
 def _recording_libsvm_cap(step, *args):
