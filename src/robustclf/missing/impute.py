@@ -170,13 +170,21 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
     Absent entries are filled with the posterior-weighted cluster means; ``transform`` does
     the same with the fitted mixture.
 
-    **Stopping.** EM has no cheap first-order optimality measure; the rounds stop when the
-    filled values reach a fixed point: no imputed value moves by more than ``tol`` observed
-    standard deviations of its column between two rounds. Reaching ``max_iter`` raises a
-    ``ConvergenceWarning`` with the change reached. Earlier versions refitted the mixture to
+    **Stopping.** EM's fixed points are the stationary points of the observed-data
+    log-likelihood (its step is the gradient preconditioned by the complete-data information),
+    and near one it contracts linearly, at the rate ``rho`` of the fraction of information that
+    is missing. A small step is therefore not a small distance to the fixed point: on horse colic
+    (25 % absent, ``rho`` about 0.985) values that move by 1e-3 per round are still 0.065 away.
+    The rounds stop on the a-posteriori bound of a contraction,
+    ``distance <= change * rho / (1 - rho)``, where ``change`` is the round's largest move of
+    an imputed value (in observed standard deviations of its column) and ``rho`` is estimated
+    from the last rounds' changes (geometric mean of their ratios over up to 5 rounds; no
+    estimate, and so no stop, while the changes do not shrink): when the estimated distance of
+    every imputed value to the fixed point is at most ``tol``. Reaching ``max_iter`` raises a
+    ``ConvergenceWarning`` with the distance reached. Earlier versions refitted the mixture to
     the filled data and refilled (no likelihood it increases): on spambase with 30 % of the
     entries missing and 15 clusters those rounds cycled for 200 rounds (265 s, values still
-    moving by 6 standard deviations); this EM converges in 163 rounds (3 s).
+    moving by 6 standard deviations); this EM converges in a few hundred rounds (seconds).
 
     **Weights.** With ``sample_weight`` every EM round uses weighted sufficient statistics
     (a row of integer weight ``k`` counts as ``k`` copies of the row; weight zero removes it),
@@ -197,11 +205,11 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         rows (of positive weight) of the training data, else ``fit`` raises ``ValueError``,
         as :class:`~sklearn.mixture.GaussianMixture` does.
     tol : float > 0, default=1e-3
-        Largest change of an imputed value between rounds, in observed standard deviations of
-        its column, at which the rounds stop.
+        Largest estimated distance of an imputed value to EM's fixed point, in observed
+        standard deviations of its column, at which the rounds stop (see *Stopping*).
     max_iter : int >= 1, default=1000
         Maximum number of EM rounds (each costs one pass over the data; EM converges linearly,
-        slowly where much is missing: 357 rounds, 0.2 s, on horse colic).
+        slowly where much is missing: 635 rounds, 0.4 s, on horse colic).
     random_state : None, int or Generator, default=None
 
     Attributes
@@ -214,8 +222,14 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
     log_likelihood_ : float
         Observed-data log-likelihood of the mixture at the start of the last round.
     change_ : float
-        The last round's largest change of an imputed value (in standard deviations), the
-        measure compared with ``tol``.
+        The last round's largest change of an imputed value (in standard deviations).
+    contraction_ : float
+        The estimated contraction rate ``rho`` of the last rounds (``inf`` when the changes
+        did not shrink, ``nan`` before a second round).
+    distance_ : float
+        The estimated largest distance of an imputed value to the fixed point,
+        ``change_ * rho / (1 - rho)`` (in standard deviations): the measure compared with
+        ``tol``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has feature names that are all strings.
@@ -303,19 +317,22 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
                                         reg_covar=_REG_COVAR, tol=1e-6, max_iter=1000,
                                         init_params="k-means++",
                                         random_state=int(rng.integers(2**31 - 1))).fit(filled)
-        self.change_ = np.inf
+        changes = []
         for self.n_iter_ in range(1, max_iter + 1):
             self.log_likelihood_ = self._em_step(X, missing, weights)
             new = self._refill(X, missing)
-            self.change_ = float((np.abs(new - filled) / scale).max(where=missing,
-                                                                     initial=0.0))
+            changes.append(float((np.abs(new - filled) / scale).max(where=missing,
+                                                                    initial=0.0)))
             filled = new
-            if self.change_ <= self.tol:
+            self.change_ = changes[-1]
+            self.contraction_, self.distance_ = _fixed_point_distance(changes)
+            if self.distance_ <= self.tol:
                 break
         else:
             warn_not_converged(self, reason=f"max_iter={max_iter} rounds were reached",
-                               measure_name="largest change of an imputed value (in standard "
-                                            "deviations)", measure=self.change_, tol=self.tol,
+                               measure_name="estimated distance of the imputed values to the "
+                                            "fixed point (in standard deviations)",
+                               measure=self.distance_, tol=self.tol,
                                advice="Increase max_iter, or use fewer components.")
         return X_all
 
@@ -383,6 +400,25 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return self._refill(X, np.isnan(X))
+
+
+def _fixed_point_distance(changes: list[float], window: int = 5) -> tuple[float, float]:
+    """Contraction rate and a-posteriori distance bound of a linearly converging iteration.
+
+    For a contraction of rate ``rho`` the iterate is within ``change * rho / (1 - rho)`` of
+    the fixed point, ``change`` the last step. ``rho`` is the geometric mean of the last
+    ``window`` ratios of successive steps; a zero step is at the fixed point, and steps that
+    do not shrink give no bound (``inf``).
+    """
+    if changes[-1] == 0.0:
+        return 0.0, 0.0
+    if len(changes) < 2:
+        return np.nan, np.inf
+    past = changes[max(0, len(changes) - 1 - window)]
+    rho = (changes[-1] / past) ** (1.0 / min(window, len(changes) - 1))
+    if not rho < 1.0:
+        return np.inf, np.inf
+    return rho, changes[-1] * rho / (1.0 - rho)
 
 
 def _weighted_column_moments(X: np.ndarray, missing: np.ndarray,
