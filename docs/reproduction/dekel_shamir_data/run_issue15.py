@@ -2,7 +2,9 @@
 
 Usage: ``python run_issue15.py STAGE [STAGE ...]`` with stages such as ``sanity``,
 ``fig1-spambase-R`` (repeat R, fixed grid), ``fig1-mnist47-R``, ``fig2-PART-tuned-N`` (PART in
-spambase_mi, spambase_uniform; exact LP, tuned on 1/9 of each training fold, FDROP left out) or
+spambase_mi, spambase_uniform; exact LP, tuned on 1/9 of each training fold, FDROP left out),
+``fig2-spambase_uniform-tunedfdrop-N`` (FDROP alone, the same folds and tuning rule, added on
+26 Nov 2026: FDROP deletes K features, so uniform values only) or
 ``fig2-mnist47_mi-N`` (2,000 rows, 5 folds, untuned, first-order LP; N = ``default``: the
 experiment's own size, 4,000 rows, 10 folds, every budget). Each stage writes its
 report, CSV and PNG with :func:`robustclf.report.write_experiment` into
@@ -34,6 +36,9 @@ def stage(name: str):
         return run_greedy(parts=[part], budgets={part: [float(budget)]}, tune=True,
                           lp_options={"spambase": {}}, methods=["LP", "Perceptron", "SVM"],
                           random_state=0)
+    if mode == ["tunedfdrop"]:
+        return run_greedy(parts=[part], budgets={part: [float(budget)]}, tune=True,
+                          methods=["FDROP"], random_state=0)
     if budget == "default":  # the experiment's own size: 4,000 rows, 10 folds, every N
         return run_greedy(parts=[part], random_state=0)
     return run_greedy(parts=[part], budgets={part: [float(budget)]}, folds=5,
