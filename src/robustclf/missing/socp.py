@@ -1,4 +1,4 @@
-"""The separable case of Chechik et al. (2007), Eq. (4): bisection over SOCP feasibility problems.
+"""The separable case of Chechik et al. (2007), Eq. (4): SOCP bisection, then Dinkelbach steps.
 
 Needs the optional extra ``conic`` (``pip install robustclf[conic]``: cvxpy with Clarabel);
 both are imported only when a model is fitted.
