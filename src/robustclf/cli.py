@@ -181,6 +181,8 @@ def _build_parser() -> argparse.ArgumentParser:
                        help=f"random seed, an integer in [0, {_MAX_SEED}] (default: 0)")
     bench.add_argument("--data-dir", type=Path, default=None,
                        help="folder of the public datasets (default: $ROBUSTCLF_DATA)")
+    bench.add_argument("--n-jobs", type=_n_jobs, default=None,
+                       help="parallel jobs of each grid search (joblib; -1: all cores)")
     bench.add_argument("--no-progress", action="store_true", help="hide progress bars")
     size = bench.add_mutually_exclusive_group()
     size.add_argument("--fast", action="store_const", const="fast", dest="mode",
@@ -528,7 +530,7 @@ def _cmd_benchmark(args) -> int:
     cells = _kept_cells(args, output / "benchmark_data" / "cells" / f"{args.mode}-seed{args.seed}")
     start = time.perf_counter()
     frame = run_benchmark(mode=args.mode, random_state=args.seed, data_dir=args.data_dir,
-                          progress=_progress(args), cells=cells)
+                          progress=_progress(args), cells=cells, n_jobs=args.n_jobs)
     flag = "" if args.mode == "full" else f" --{args.mode}"
     seed = "" if args.seed == 0 else f" --seed {args.seed}"
     path = write_benchmark(frame, output, command=f"robustclf benchmark{flag}{seed}",

@@ -113,6 +113,22 @@ def test_select_and_fit_uses_the_scorer_and_refits_on_all_rows():
     assert plain.params == {} and plain.select_seconds == 0.0
 
 
+def test_select_and_fit_in_parallel_chooses_and_fits_the_same_model():
+    """``robustclf benchmark --n-jobs``: joblib workers over the grid change no number."""
+    from robustclf.corruption import RandomDeletion
+    from robustclf.datasets import load_split
+    from robustclf.evaluation import make_corruption_scorer
+
+    split = load_split("digits", random_state=0)
+    X, y = split.X_train[:300], split.y_train[:300]
+    entry = get_entry("dropout_svc")
+    scorer = make_corruption_scorer(RandomDeletion(fraction=0.0), 0.5, random_state=0)
+    chosen = [select_and_fit("dropout_svc", entry.factory(), entry.param_grid, X, y,
+                             scorer=scorer, cv=inner_cv(0), n_jobs=n_jobs) for n_jobs in (1, 2)]
+    assert chosen[0].params == chosen[1].params
+    np.testing.assert_array_equal(chosen[0].model.coef_, chosen[1].model.coef_)
+
+
 def test_verdict_names_the_winning_baseline():
     frame = pd.DataFrame({
         "estimator": ["base"] * 4 + ["robust"] * 4, "level": [0, 0, 1, 1] * 2,

@@ -154,14 +154,15 @@ def _configure(entry, estimator, grid, split, groups, values, mode: Mode):
     return estimator, grid
 
 
-def _select(entries, X, y, scorer, split, groups, values, mode, seed):
+def _select(entries, X, y, scorer, split, groups, values, mode, seed, n_jobs=None):
     cv = inner_cv(seed, n_splits=mode.inner_folds)
     out = []
     for e in entries:
         estimator, grid = _configure(e, e.factory(), e.param_grid, split, groups, values, mode)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # solver notes are not the benchmark's subject
-            out.append(select_and_fit(e.name, estimator, grid, X, y, scorer=scorer, cv=cv))
+            out.append(select_and_fit(e.name, estimator, grid, X, y, scorer=scorer, cv=cv,
+                                      n_jobs=n_jobs))
     return out
 
 
@@ -173,7 +174,7 @@ def _tag(frame, dataset, threat, split_index, n_chunks=5):
     return frame
 
 
-def _run_split(name, split, entries, mode, seed, split_index, cell=None):
+def _run_split(name, split, entries, mode, seed, split_index, cell=None, n_jobs=None):
     """All threats on one split of one data set: one cell per threat (``cell(key, compute)``,
     a :class:`~._base.CellStore`, keeps each finished one)."""
     cell = CellStore() if cell is None else cell
@@ -195,7 +196,8 @@ def _run_split(name, split, entries, mode, seed, split_index, cell=None):
             corruption = BlackBoxGreedyDeletion(feature_values=vals,
                                                 max_queries=mode.max_queries)
         scorer = make_corruption_scorer(corruption, levels[0], random_state=seed)
-        selected = _select(entries, X_tr, y_tr, scorer, split, groups, values, mode, seed)
+        selected = _select(entries, X_tr, y_tr, scorer, split, groups, values, mode, seed,
+                           n_jobs)
         # the clean level is scored once, with the random-deletion selection ("clean")
         levels = [0.0] + sorted(levels) if threat == "random_deletion" else sorted(levels)
         if threat != "greedy":
@@ -226,11 +228,12 @@ def _run_split(name, split, entries, mode, seed, split_index, cell=None):
     if np.unique(y_tr).size == 2:
         frames.append(cell(f"{name}-split{split_index}-training_outliers", lambda: _tag(
             _outliers(name, X_tr, y_tr, X_te, y_te, entries, split, groups, values, mode,
-                      seed), name, "training_outliers", split_index)))
+                      seed, n_jobs), name, "training_outliers", split_index)))
     return frames
 
 
-def _outliers(name, X_tr, y_tr, X_te, y_te, entries, split, groups, values, mode, seed):
+def _outliers(name, X_tr, y_tr, X_te, y_te, entries, split, groups, values, mode, seed,
+              n_jobs=None):
     """Outliers uniform in [-10 s, 10 s] (s: the training entries' standard deviation, the
     paper's 10 on unit-variance data), labelled against a clean logistic model."""
     contaminator = LogisticRegression(max_iter=2_000).fit(X_tr, y_tr)
@@ -239,7 +242,8 @@ def _outliers(name, X_tr, y_tr, X_te, y_te, entries, split, groups, values, mode
     for ratio in (0.1, 0.2):
         X_c, y_c, _ = inject_outliers(X_tr, y_tr, contaminator, outlier_ratio=ratio,
                                       scale=scale, random_state=seed)
-        selected = _select(entries, X_c, y_c, "accuracy", split, groups, values, mode, seed)
+        selected = _select(entries, X_c, y_c, "accuracy", split, groups, values, mode, seed,
+                           n_jobs)
         frame = score_chunks(selected, X_te, y_te, corruption=RandomDeletion(fraction=0.0),
                              levels=[0.0], random_state=seed)
         frames.append(frame.assign(level=ratio, level_name="outlier_ratio",
@@ -256,7 +260,7 @@ def _available(name: str, data_dir) -> bool:
 
 
 def run_benchmark(*, mode: str = "full", random_state: int = 0, data_dir=None,
-                  progress: bool | None = None, cells=None) -> pd.DataFrame:
+                  progress: bool | None = None, cells=None, n_jobs=None) -> pd.DataFrame:
     """Run every registered classifier on every data set under every threat.
 
     Parameters
@@ -276,6 +280,9 @@ def run_benchmark(*, mode: str = "full", random_state: int = 0, data_dir=None,
         each: a rerun after an interruption reads them back instead of computing them again,
         and returns the frame an uninterrupted run returns. The folder must be specific to
         ``mode`` and ``random_state``. None keeps nothing.
+    n_jobs : int, default=None
+        joblib workers of each grid search (over its grid points and inner folds). The errors
+        do not depend on it; ``select_seconds`` is the search's wall-clock time.
 
     Returns
     -------
@@ -295,7 +302,8 @@ def run_benchmark(*, mode: str = "full", random_state: int = 0, data_dir=None,
     for name, i in tqdm(jobs, disable=None if progress is None else not progress,
                         desc="benchmark"):
         split = load_split(name, random_state=random_state + i, data_dir=data_dir)
-        frames.extend(_run_split(name, split, entries, spec, random_state + i, i, cells))
+        frames.extend(_run_split(name, split, entries, spec, random_state + i, i, cells,
+                                 n_jobs))
     frame = pd.concat(frames, ignore_index=True)
     frame.attrs["mode"] = mode
     frame.attrs["datasets"] = names
