@@ -1,7 +1,8 @@
 """Rerun of issue 15 (25 Nov 2026): the Dekel & Shamir experiments stage by stage.
 
 Usage: ``python run_issue15.py STAGE [STAGE ...]`` with stages such as ``sanity``,
-``fig1-spambase-R`` (repeat R, fixed grid), ``fig1-mnist47-R``, ``fig2-PART-tuned-N`` (PART in
+``fig1-spambase-R`` (repeat R, fixed grid), ``fig1-mnist47-R``, ``fig1grid-DATASET-R`` (the
+{N, 2N} grid, added on 26 Nov 2026), ``fig2-PART-tuned-N`` (PART in
 spambase_mi, spambase_uniform; exact LP, tuned on 1/9 of each training fold, FDROP left out),
 ``fig2-spambase_uniform-tunedfdrop-N`` (FDROP alone, the same folds and tuning rule, added on
 26 Nov 2026: FDROP deletes K features, so uniform values only) or
@@ -27,9 +28,10 @@ def stage(name: str):
     kind, *rest = name.split("-")
     if kind == "sanity":
         return run_sanity(random_state=0)
-    if kind == "fig1":
+    if kind in ("fig1", "fig1grid"):  # fig1grid: the {N, 2N} grid (budgets chosen per level)
         dataset, rep = rest
-        return run_random_deletion(datasets=[dataset], repeats=[int(rep)], budgets=FIXED_GRID,
+        return run_random_deletion(datasets=[dataset], repeats=[int(rep)],
+                                   budgets=FIXED_GRID if kind == "fig1" else None,
                                    random_state=0)
     part, *mode, budget = rest
     if mode == ["tuned"]:
