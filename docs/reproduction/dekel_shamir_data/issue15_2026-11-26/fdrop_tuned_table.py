@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from _paired_table import paired_table
+
 from robustclf.evaluation import paired_differences
 
 HERE = Path(__file__).parent
@@ -30,14 +32,7 @@ for ref in ["SVM", "LP", "Perceptron 1 pass"]:
 out = pd.DataFrame(rows)
 out.to_csv(HERE / "fdrop_tuned_paired.csv", index=False)
 print()
-print("| FDROP − … \\ N | " + " | ".join(f"{lv:g}" for lv in levels) + " |")
-print("|---" * (len(levels) + 1) + "|")
-for ref, part in out.groupby("reference", sort=False):
-    cells = []
-    for r in part.sort_values("level").itertuples():
-        text = f"{r.mean:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]".replace("-", "−")
-        cells.append(f"**{text}**" if r.ci_low > 0 or r.ci_high < 0 else text)
-    print(f"| {ref} | " + " | ".join(cells) + " |")
+print(paired_table(out, "reference", "FDROP − …", levels))
 chosen = frame[frame.estimator == "FDROP"].groupby("level").chosen.agg(
     lambda c: ", ".join(f"{k} ({v})" for k, v in c.value_counts().items()))
 print()

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from _paired_table import paired_table
+
 from robustclf.evaluation import paired_differences
 
 HERE = Path(__file__).parent
@@ -24,11 +26,4 @@ for est in ["LP", "FDROP", "SVM"]:
 diffs = paired_differences(frame, "SVM", value="error")
 diffs.to_csv(HERE / f"fig1grid_{name}_paired.csv", index=False)
 print()
-print("| − SVM \\ N | " + " | ".join(f"{lv:g}" for lv in levels) + " |")
-print("|---" * (len(levels) + 1) + "|")
-for est, part in diffs.groupby("estimator", sort=False):
-    cells = []
-    for r in part.sort_values("level").itertuples():
-        text = f"{r.mean:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]".replace("-", "−")
-        cells.append(f"**{text}**" if r.ci_low > 0 or r.ci_high < 0 else text)
-    print(f"| {est} | " + " | ".join(cells) + " |")
+print(paired_table(diffs, "estimator", "− SVM", levels))
