@@ -317,6 +317,8 @@ class GeometricMarginSeparableSVC(BlockwiseScoreMixin, ClassifierMixin, BaseEsti
             if width <= refine_below:
                 lo, best, hi_certified = self._refine(args, X, y_pm, lo, best, hi_certified)
                 lo_search, hi = max(lo_search, lo), min(hi, hi_certified)
+                if lo_search >= hi:  # an uncertified step had moved the search below lo
+                    hi = hi_certified
                 # a step that does not narrow the bracket by 10 %: bisect down to a tenth of
                 # this width before refining again
                 stalled = (hi_certified - lo) / hi_certified > 0.9 * width
@@ -374,7 +376,7 @@ class GeometricMarginSeparableSVC(BlockwiseScoreMixin, ClassifierMixin, BaseEsti
         X0, y, _, _ = args
         M = ~np.isnan(X)
         norms = np.linalg.norm(M * best[0], axis=1)
-        scale = np.maximum(norms / norms.mean(), 1e-3)
+        scale = np.maximum(norms / norms.mean(), 1e-3) if norms.mean() > 0 else None
         _, _, sol = _min_slack(*args, lo, self.fit_intercept, scale, **_REFINE_SETTINGS)
         self.n_iter_ += 1
         if sol is None:  # tight tolerances not reached: Clarabel's defaults
