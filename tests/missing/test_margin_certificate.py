@@ -106,3 +106,13 @@ def test_a_tighter_tol_than_the_solver_can_certify_warns():
         model = GeometricMarginSeparableSVC(tol=1e-13).fit(X, y)
     assert model.bracket_width_ > 1e-13
     assert model.bracket_width_ <= 1e-6
+
+
+def test_a_row_whose_present_weights_are_zero_is_separated_only_by_the_bias():
+    from robustclf.missing import geometric_margin
+
+    X = np.array([[1.0, np.nan], [np.nan, 2.0]])
+    y = np.array([1.0, -1.0])
+    w = np.array([0.0, -1.0])                  # row 0 sees only the zero weight
+    assert geometric_margin(w, 0.5, X, y) == pytest.approx(1.5)   # row 0 at +inf; row 1
+    assert geometric_margin(w, -0.5, X, y) == -np.inf

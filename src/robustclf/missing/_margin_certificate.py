@@ -29,6 +29,17 @@ from scipy.optimize import nnls
 _ACTIVE = 1e-2
 
 
+def row_margins(coef: np.ndarray, intercept: float, X0: np.ndarray, M: np.ndarray,
+                y: np.ndarray) -> np.ndarray:
+    """Every row's Eq. (3) margin ``y_i (w.x_i + b) / ||w^(i)||`` (``X0``: absent entries 0,
+    ``M``: present). A row whose present features all have weight 0 is at ``+inf`` when
+    ``y_i b > 0`` and at ``-inf`` otherwise (it is not separated)."""
+    norms = np.sqrt(M.astype(np.float64) @ (coef * coef))
+    margins = y * (X0 @ coef + intercept)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(norms > 0, margins / norms, np.where(margins > 0, np.inf, -np.inf))
+
+
 def dual_margin_bound(X0: np.ndarray, M: np.ndarray, y: np.ndarray, w: np.ndarray,
                       intercept: float, fit_intercept: bool) -> tuple[float, float]:
     """Margin of ``(w, intercept)`` and a certified upper bound on the optimal margin.
@@ -54,19 +65,16 @@ def dual_margin_bound(X0: np.ndarray, M: np.ndarray, y: np.ndarray, w: np.ndarra
         ``U`` of the module docstring (``inf`` when no certificate could be built); exact up
         to floating-point rounding.
     """
-    Pw = M * w
-    norms = np.linalg.norm(Pw, axis=1)
-    margins = y * (X0 @ w + intercept)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = np.where(norms > 0, margins / norms, np.where(margins > 0, np.inf, -np.inf))
+    ratios = row_margins(w, intercept, X0, M, y)
     gamma = float(ratios.min())
     if not (np.isfinite(gamma) and gamma > 0):
         return gamma, np.inf
     rows = np.flatnonzero(ratios <= gamma * (1 + _ACTIVE))
     if fit_intercept and np.unique(y[rows]).size < 2:
         return gamma, np.inf
-    U = np.divide(Pw[rows], norms[rows, None], out=np.zeros_like(Pw[rows]),
-                  where=norms[rows, None] > 0)
+    Pw = M[rows] * w
+    norms = np.linalg.norm(Pw, axis=1, keepdims=True)
+    U = np.divide(Pw, norms, out=np.zeros_like(Pw), where=norms > 0)
     A = (y[rows, None] * X0[rows] - gamma * U).T          # columns a_i; want A @ lam = 0
     groups = [y[rows] > 0, y[rows] < 0] if fit_intercept else [np.ones(rows.size, bool)]
     rho = 1e3 * max(1.0, float(np.abs(A).max()))           # weight of the normalisation rows

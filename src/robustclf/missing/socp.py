@@ -17,21 +17,18 @@ from .._blockwise import BlockwiseScoreMixin, blockwise_method
 from .._convergence import warn_not_converged
 from .._validation import check_bool, check_int, check_option, check_real, validate_data
 from ..linear._base import NAN_POLICIES
-from ._margin_certificate import dual_margin_bound
+from ._margin_certificate import dual_margin_bound, row_margins
 from .kernels import missingness_patterns
 
 __all__ = ["GeometricMarginSeparableSVC", "geometric_margin"]
 
 
 def geometric_margin(coef: np.ndarray, intercept: float, X, y) -> float:
-    """Eq. (3) margin ``min_i y_i (w.x_i + b) / ||w^(i)||`` (NaN in ``X`` = absent, y in ±1)."""
+    """Eq. (3) margin ``min_i y_i (w.x_i + b) / ||w^(i)||`` (NaN in ``X`` = absent, y in ±1;
+    a row with ``w^(i) = 0`` counts as separated only when ``y_i b > 0``)."""
     X = np.asarray(X, dtype=np.float64)
     M = ~np.isnan(X)
-    X0 = np.where(M, X, 0.0)
-    norms = np.sqrt(M.astype(np.float64) @ (coef * coef))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rho = np.asarray(y) * (X0 @ coef + intercept) / norms
-    return float(np.min(rho))
+    return float(np.min(row_margins(coef, intercept, np.where(M, X, 0.0), M, np.asarray(y))))
 
 
 def solve_quietly(prob, solver, **settings) -> None:
@@ -373,8 +370,8 @@ class GeometricMarginSeparableSVC(BlockwiseScoreMixin, ClassifierMixin, BaseEsti
         and :func:`dual_margin_bound` turns it into a certified upper bound that lowers
         ``hi_certified``. Returns the updated ``(lo, best, hi_certified)``.
         """
-        X0, y, _, _ = args
-        M = ~np.isnan(X)
+        X0, y, patterns, inverse = args
+        M = patterns[inverse]
         norms = np.linalg.norm(M * best[0], axis=1)
         scale = np.maximum(norms / norms.mean(), 1e-3) if norms.mean() > 0 else None
         _, _, sol = _min_slack(*args, lo, self.fit_intercept, scale, **_REFINE_SETTINGS)
