@@ -174,10 +174,17 @@ def _objective(X, y, w, b, values, budget, margin, sample_weight=None):
 
 
 def _slack_costs(m, margin, sample_weight):
-    """The LP cost ``s_i / (S gamma)`` of every slack ``xi_i`` (``1 / (m gamma)`` unweighted)."""
+    """The LP cost ``m s_i / (S gamma)`` of every slack ``xi_i`` (``1 / gamma`` unweighted).
+
+    That is ``m F``, not ``F``: HiGHS's optimality tolerances are absolute (1e-7 on reduced
+    costs), and with costs ``1 / (m gamma)`` they were relative errors of 1e-7 m on the LP's
+    value, not far from the optimum itself on a few hundred rows: "optimal" cut LPs of the same
+    Eq. (4) (THRESHOLD + outliers, 120 x 215) then ended 1e-3 apart, relative. The LP solvers
+    divide the LP's value by m.
+    """
     if sample_weight is None:
-        return np.full(m, 1.0 / (m * margin))
-    return sample_weight / (sample_weight.sum() * margin)
+        return np.full(m, 1.0 / margin)
+    return m * sample_weight / (sample_weight.sum() * margin)
 
 
 def dual_bound(X, y, alpha, kept_sum, kept_value, values, budget, margin, weight_bound,
@@ -272,7 +279,16 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
     ``-P lambda_i + sum_j alpha_ij - y_i b - xi_i <= 0`` and the mn constraints
     ``-y_i x_ij w_j + v_j lambda_i - alpha_ij <= -gamma v_j / P``.
 
-    ``time_limit`` (seconds) is passed to HiGHS. When HiGHS stops on it, on its iteration limit
+    HiGHS runs its interior point method (with crossover to a vertex). Its default choice, the
+    dual simplex, is slower on every data set measured (1,000 rows or fewer: spambase 3.4-4.1 s
+    against 1.9-2.0 s, digits 11-25 s against 13 s, THRESHOLD 13-21 s against 2.0-4.6 s) and
+    stalls on degenerate optima: THRESHOLD with 20 % training outliers (360 x 215, budget 4)
+    was not solved in 300 s, against 33 s.
+
+    ``time_limit`` (seconds) is passed to HiGHS. HiGHS checks it in presolve and in the
+    interior point, but hands the interior point the time *left after presolve*, and a
+    non-positive time left means no limit to it: a limit shorter than presolve itself (e.g.
+    1e-3 s) is not enforced. When HiGHS stops on it, on its iteration limit
     or with another non-optimal status but a point, that point is returned with
     ``converged=False``, its ``reason`` and no certified lower bound (``nan``). HiGHS's simplex
     and interior point usually have no point when they stop on a limit (spambase, 1,500 rows,
@@ -311,7 +327,7 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
     bounds[:n] = _weight_bounds(X, weight_bound).T
     bounds[o_b] = (-np.inf, np.inf) if fit_intercept else (0.0, 0.0)
     options = {} if time_limit is None else {"time_limit": float(time_limit)}
-    res = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs", options=options)
+    res = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs-ipm", options=options)
     if res.status == 1 and res.x is None:
         # stopped on the limit before any point: fall back on the feasible w = 0, b = 0
         w, b = np.zeros(n), 0.0
@@ -324,7 +340,7 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
     x, reason = _check_linprog(res, "full LP of Eq. (4)")
     w, b = x[:n].copy(), float(x[o_b])
     obj = _objective(X, y, w, b, values, budget, margin, sample_weight)[0]
-    lower = float(res.fun) if reason is None else float("nan")
+    lower = float(res.fun) / m if reason is None else float("nan")  # (costs: m F)
     return DeletionLPResult(w, b, obj, lower, int(getattr(res, "nit", 0)), reason is None,
                             x[o_xi:o_xi + m].copy(), reason)
 
@@ -443,10 +459,28 @@ class _HighsMaster:
             self._h.deleteRows(idx.size, idx)
 
     def resolve_with(self, solver):
-        """Re-solve by ``solver`` (``"simplex"`` or ``"ipm"``) from the next round on."""
+        """Re-solve by ``solver`` (``"simplex"`` or ``"ipm"``) from the next round on.
+
+        The interior point then runs without crossover and with presolve: its solution stays
+        in the relative interior of the optimal face (a central point, not a vertex), which is
+        what makes the next cuts deep when the LP's optimum is degenerate.
+        """
         self._later = solver
         if not self._first:
-            self._h.setOptionValue("solver", solver)
+            self._use(solver)
+
+    def _use(self, solver):
+        h = self._h
+        h.setOptionValue("solver", solver)
+        central = solver == "ipm"
+        h.setOptionValue("run_crossover", "off" if central else "on")
+        h.setOptionValue("presolve", "on" if central else "off")
+
+    def _central_failed(self, status):
+        if status == type(status).kOptimal:
+            return False
+        name = self._h.modelStatusToString(status).lower()
+        return self._h.getOptionValue("run_crossover")[1] == "off" and "limit" not in name
 
     def solve(self, time_limit=None):
         """Return ``(z, value, row activities, optimal)``; stop early at ``time_limit`` seconds."""
@@ -457,8 +491,15 @@ class _HighsMaster:
         h.run()
         if self._first:
             self._first = False
-            h.setOptionValue("solver", self._later)
+            self._use(self._later)
         status = h.getModelStatus()
+        if self._central_failed(status):
+            # without crossover the interior point may end short of its tolerances ("Unknown"):
+            # this LP is re-solved with crossover, which cleans the point up to a vertex
+            h.setOptionValue("run_crossover", "on")
+            h.run()
+            h.setOptionValue("run_crossover", "off")
+            status = h.getModelStatus()
         name = h.modelStatusToString(status)
         optimal = status == type(status).kOptimal
         if not optimal and "limit" not in name.lower():
@@ -544,16 +585,28 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
       exact and the LP is Eq. (4) with O(nnz) variables, so the method terminates. On spambase
       (n << m) promotion only slowed the solve, hence the default.
     * **Stalls**: when the cut LP's value has not risen for ``stall_after`` rounds while the gap
-      is open, the solver re-solves by interior point from then on (with ``resolve="auto"``)
-      and promotes examples after 3 cuts (with ``promote_after=None``). This is the case of an
-      optimum at or near 0 (separable or nearly separable data, e.g. THRESHOLD, 300 x 215): the
-      bound stays 0 and every cut LP is degenerate; the dual simplex took up to 12 s per round
-      on it and returned vertex after vertex at which the exact objective stayed at 0.03-0.19
-      (2 of 9 fits converged within 60 s over budgets 1, 2, 4 and three draws). With the switch
-      the interior point's central solutions and the exact rows reach the certified optimum in
-      all 9, in 0.0-13.6 s (the full LP: 6.9-21 s). While the bound rises (spambase, digits)
-      nothing changes: there the dual simplex's warm start is 2-3 times faster than the
-      interior point.
+      is open, the solver re-solves by interior point from then on (with ``resolve="auto"``),
+      *without crossover* and with presolve, and promotes examples after 3 cuts (with
+      ``promote_after=None``). This is the case of an optimum at or near 0 (separable or
+      nearly separable data, e.g. THRESHOLD, 300 x 215): the bound stays 0 and every cut LP is
+      degenerate, with a large optimal face. A vertex of that face (dual simplex, or interior
+      point with crossover) gives shallow cuts: the dual simplex returned vertex after vertex
+      at which the exact objective stayed at 0.03-0.19, and once took 198 s on one 2,481-row
+      cut LP. The interior point's central solution (the relative interior of the face) gives
+      deep ones. Measured (THRESHOLD, three draws x budgets 1, 2, 4): clean, 0.0-0.3 s
+      per fit (with crossover: 0.0-9.9 s); with 20 % training outliers (360 x 215, the
+      benchmark's contamination), 2.2-45 s, all certified (with crossover: 37-120 s, one not
+      converged at 120 s); the benchmark's cell (split 1, budget 4), five warm starts: 23-41
+      s, all certified, against 1 of 5 within 150 s with crossover (88 s), and more than 25
+      minutes without a limit. An interior point without crossover may end short of its
+      tolerances (HiGHS status "Unknown"): that LP is re-solved with crossover. While the
+      bound rises (spambase, digits) nothing changes: there the dual simplex's warm start is
+      2-3 times faster than the interior point.
+
+    The LP's costs are ``m F`` (:func:`_slack_costs`), so that HiGHS's absolute tolerances
+    are relative ones; its value is accurate to HiGHS's tolerances (1e-7 absolute on ``m F``,
+    less after an interior point without crossover: ``lower_bound`` is capped at the
+    objective).
 
     ``time_limit`` (seconds, passed to HiGHS) stops early with ``converged=False``; the result
     then carries the best point and the last certified lower bound (the value of the last cut LP
@@ -598,7 +651,7 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
     if promote_after is None:
         promote_after = 3 if n > m else m + max_iter + 1  # (never, unless the bound stalls)
     flat_rounds = 0
-    lower, prev_lower = -np.inf, -np.inf
+    lower, prev_lower = 0.0, -np.inf  # F >= 0: 0 is a certified bound from the start
     # A cut violated by less than HiGHS's feasibility tolerance (1e-7) may not move the LP at
     # all: such cuts are not added. When none is left, every xi_i of the LP solution is within
     # cut_tol of the exact slack, so F(w, b) <= LP value + cut_tol / gamma: the gap is certified
@@ -611,17 +664,19 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
         rounds += 1
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0)
         z, value, activity, optimal = lp.solve(left)
+        value /= m  # the LP's costs are m F (see _slack_costs)
         w, b, xi_lp = z[:n], float(z[n]), z[n + 1:n + 1 + m]
         obj, xi, delta = _objective(X, y, w, b, values, budget, margin, sample_weight)
         if obj < best[2]:
             best = (w.copy(), b, obj)
-        if not optimal:  # time limit inside the LP: its value is no certified bound
-            reason = ("HiGHS stopped on the cut LP before its optimum (time or iteration "
-                      "limit)")
-            break
-        lower = max(lower, value)
+        if optimal:  # (a limit inside the LP: its value is no certified bound)
+            lower = max(lower, value)
         if relative_gap(best[2], lower) <= tol:
             converged = True
+            break
+        if not optimal:
+            reason = ("HiGHS stopped on the cut LP before its optimum (time or iteration "
+                      "limit)")
             break
         ws = stability * w + (1 - stability) * best[0]
         bs = stability * b + (1 - stability) * best[1]
@@ -645,8 +700,10 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
         # Cuts slack at the LP optimum have zero duals: dropping them keeps the same optimum and
         # bound. Purging only while the bound strictly rises rules out cycling.
         slack = activity - rhs
-        age = np.where(slack <= 1e-9 * margin * (1.0 + np.abs(rhs)), 0, age + 1)
-        rising = value > prev_lower + 1e-12 * max(1.0, abs(prev_lower))
+        # (tight within cut_tol: an interior-point solution leaves its active cuts ~1e-8 slack)
+        age = np.where(slack <= cut_tol * (1.0 + np.abs(rhs)), 0, age + 1)
+        # (rising beyond the LP's own accuracy: an interior-point value near 0 jitters by ~1e-13)
+        rising = value > prev_lower + 1e-8 * max(1e-3, abs(prev_lower))
         prev_lower = value
         flat_rounds = 0 if rising else flat_rounds + 1
         if flat_rounds == stall_after:  # the bound stalls: central points and exact rows
@@ -675,7 +732,8 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
     if not converged and reason is None:
         reason = f"max_iter={max_iter} rounds were reached"
     w, b, obj = best
-    return DeletionLPResult(w, b, obj, float(lower), rounds, converged, reason=reason)
+    # an interior-point LP value is accurate to HiGHS's tolerances only, and may pass F by ~1e-7
+    return DeletionLPResult(w, b, obj, min(float(lower), obj), rounds, converged, reason=reason)
 
 
 class _DualSums:
