@@ -593,13 +593,16 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
       point with crossover) gives shallow cuts: the dual simplex returned vertex after vertex
       at which the exact objective stayed at 0.03-0.19, and once took 198 s on one 2,481-row
       cut LP. The interior point's central solution (the relative interior of the face) gives
-      deep ones. Measured (THRESHOLD, three draws x budgets 1, 2, 4): clean, 0.0-0.3 s
-      per fit (with crossover: 0.0-9.9 s); with 20 % training outliers (360 x 215, the
-      benchmark's contamination), 2.2-45 s, all certified (with crossover: 37-120 s, one not
-      converged at 120 s); the benchmark's cell (split 1, budget 4), five warm starts: 23-41
-      s, all certified, against 1 of 5 within 150 s with crossover (88 s), and more than 25
-      minutes without a limit. An interior point without crossover may end short of its
-      tolerances (HiGHS status "Unknown"): that LP is re-solved with crossover. While the
+      deep ones. Measured (THRESHOLD, three draws x budgets 1, 2, 4, estimator defaults):
+      clean, 0.0-0.3 s per fit (with crossover: 0.0-9.9 s); with 20 % training outliers (360
+      x 215, the benchmark's contamination), 2.3-88 s, all certified (with crossover: 37-120
+      s, one not converged at 120 s). The benchmark's cell (split 1, budget 4), five warm
+      starts: all certified, objectives within 4e-11 of each other, 50-135 s beside another
+      job (with crossover: 1 of 5 within 150 s; more than 25 minutes without a limit). There
+      promotion turns the master into most of Eq. (4) (34,000-42,000 rows) and each
+      re-solve costs about one solve of the full LP (17-42 s). An interior point without
+      crossover may end short of its tolerances (HiGHS status "Unknown"): that LP is
+      re-solved with crossover. While the
       bound rises (spambase, digits) nothing changes: there the dual simplex's warm start is
       2-3 times faster than the interior point.
 
