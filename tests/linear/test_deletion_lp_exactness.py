@@ -236,6 +236,39 @@ def _contaminated_threshold(seed, m=None):
     return X, np.where(y == 1, 1.0, -1.0)
 
 
+def test_a_central_solve_short_of_its_tolerances_is_redone_with_crossover(monkeypatch):
+    """HiGHS's interior point without crossover can end with status "Unknown" (seen on the
+    contaminated THRESHOLD): that LP is re-solved with crossover, not reported as a failure."""
+    from robustclf.datasets import load_split
+    from robustclf.linear import _deletion_lp_solvers as solvers
+
+    highs = solvers.persistent_highs()
+    if highs is None:  # pragma: no cover - scipy < 1.15
+        pytest.skip("needs scipy's persistent HiGHS")
+    runs = []
+
+    class FirstCentralSolveFails(highs):
+        def run(self):
+            runs.append(self.getOptionValue("run_crossover")[1])
+            return super().run()
+
+        def getModelStatus(self):  # noqa: N802 (HiGHS's name)
+            status = super().getModelStatus()
+            if runs.count("off") == 1 and runs[-1] == "off":
+                return type(status).kUnknown
+            return status
+
+    monkeypatch.setattr(solvers, "persistent_highs", lambda: FirstCentralSolveFails)
+    split = load_split("threshold", random_state=0)
+    X, y = np.asarray(split.X_train, float), np.where(split.y_train == 1, 1.0, -1.0)
+    cut = solve_cutting_plane(X, y, np.ones(X.shape[1]), 4.0, 1.0, 10.0, random_state=0,
+                              resolve="ipm")  # central re-solves from round 2 on
+    assert cut.converged, cut.reason
+    first = runs.index("off")
+    assert runs[first + 1] == "on"  # the failed central solve, redone with crossover
+    assert "off" in runs[first + 2:]  # and central solves again from the next round
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_cutting_planes_certify_the_full_lp_optimum_on_contaminated_threshold(seed):
     """120 x 215, budget 4, a degenerate optimum near 0. With LP costs 1 / (m gamma) the
