@@ -101,10 +101,13 @@ default="uniform"
         best point); with 784 dense features and only 100 rows both exact solvers were still
         running after 120 s. On separable data (common when n_features >= n_samples) the cut
         LP's value stays 0 round after round, so its bound never rises; after 2 such rounds
-        the cutting planes re-solve by interior point and promote stubborn examples to Eq.
-        (4)'s own rows, which reaches the certified optimum 0 on THRESHOLD (300 x 215, budgets
-        1-4, three draws) in 0.0-14 s, where plain dual-simplex cuts had not converged after
-        minutes. Measured below the limits: 25 s at 2,000 x 200 and 81 s at 20,000 x 100
+        the cutting planes re-solve by interior point without crossover (central solutions of
+        the degenerate cut LPs) and promote stubborn examples to Eq. (4)'s own rows, which
+        reaches the certified optimum on THRESHOLD (300 x 215, budgets 1-4, three draws) in
+        0.0-0.3 s, and with 20 % training outliers (360 x 215) in 2-90 s, where vertex
+        solutions had not converged after minutes (more than 25 on one benchmark cell); there
+        the full LP takes 18-31 s (``benchmarks/bench_deletion_lp.py --only threshold``).
+        Measured below the limits: 25 s at 2,000 x 200 and 81 s at 20,000 x 100
         (dense), spambase 2 s, digits (10 classes, 898 x 64) 2-4 s. (Changed in issue 17: the
         default was ``"cutting_plane"`` for any size.)
 
