@@ -114,8 +114,12 @@ def test_auto_solver_is_chosen_by_size_alike_for_dense_and_sparse():
     rng = np.random.default_rng(0)
     small = np.where(rng.random((300, 256)) < 0.5, rng.random((300, 256)), 0.0)
     assert choose_solver(small) == choose_solver(sp.csr_matrix(small)) == "cutting_plane"
-    wider = np.hstack([small, small[:, :1]])  # 257 features
-    assert choose_solver(wider) == choose_solver(sp.csr_matrix(wider)) == "subgradient"
+    wider = np.hstack([small, small[:, :1]])  # 257 features: 300 x 257 = 77,100 LP cells
+    assert choose_solver(wider) == choose_solver(sp.csr_matrix(wider)) == "lp"
+    wide = np.hstack([wider] * 3)[:259]  # 259 x 771 = 199,689 cells; one more row: 200,460
+    assert choose_solver(wide) == choose_solver(sp.csr_matrix(wide)) == "lp"
+    taller = np.vstack([wide, wide[:1]])
+    assert choose_solver(taller) == choose_solver(sp.csr_matrix(taller)) == "subgradient"
     rows = 2_000_000 // 100 + 1  # 100 entries a row: just over 2e6 non-zeros
     many = sp.csr_matrix((np.ones(rows * 100), np.tile(np.arange(100), rows),
                           np.arange(0, rows * 100 + 1, 100)), shape=(rows, 100))

@@ -201,7 +201,8 @@ _ENTRIES: list[EstimatorEntry] = [
                     "deleting features of total value `budget` (1, so that it fits data of two "
                     "features; chosen per threat), "
                     "C/gamma = 10, solved to its certified optimum (the default solver: cutting "
-                    "planes up to 256 features, e.g. digits' 64, else first order); "
+                    "planes up to 256 features, e.g. digits' 64; the full LP up to 200,000 "
+                    "rows x features; else first order); "
                     "absent (NaN) entries contribute 0"),
     EstimatorEntry(
         "deletion_perceptron",

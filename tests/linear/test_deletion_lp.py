@@ -149,3 +149,24 @@ def test_iteration_limit_warns(blobs):
         DeletionRobustLP(budget=1, max_iter=1).fit(X, y)
 
 
+
+
+def test_auto_solves_small_wide_problems_exactly():
+    """Few rows, many features (60 x 400 non-negative pixels-like values): "auto" is the full
+    LP, which reaches the optimum the subgradient method's 50 epochs end far above."""
+    import warnings
+
+    from robustclf._oracles.deletion import eq4_lp
+
+    rng = np.random.default_rng(0)
+    X = np.where(rng.random((60, 400)) < 0.2, rng.random((60, 400)), 0.0)
+    y = (X[:, :200].sum(axis=1) > X[:, 200:].sum(axis=1)).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = DeletionRobustLP(budget=20).fit(X, y)
+    assert est.solver_ == "lp"
+    optimum = eq4_lp(X, np.where(y == 1, 1.0, -1.0), np.ones(400), 20.0)[2]
+    assert est.objective_[0] == pytest.approx(optimum, rel=1e-6, abs=1e-9)
+    with pytest.warns(ConvergenceWarning):
+        first_order = DeletionRobustLP(budget=20, solver="subgradient", random_state=0).fit(X, y)
+    assert first_order.objective_[0] > 1.1 * optimum  # (0.85 exact, 1.10 first order)

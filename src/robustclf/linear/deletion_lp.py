@@ -92,14 +92,17 @@ default="uniform"
     solver : {"auto", "cutting_plane", "lp", "subgradient"}, default="auto"
         ``"auto"`` (``robustclf.linear._deletion_lp_solvers.choose_solver``) is
         ``"cutting_plane"`` for training data (or chunks, with ``chunk_size``) with at most 256
-        features and 2,000,000 non-zeros, else ``"subgradient"``. The exact LPs grow with both
+        features and 2,000,000 non-zeros; else ``"lp"`` when rows x features is at most
+        200,000 (few rows, many features: 100-400 MNIST rows took 5-61 s per binary problem,
+        where the subgradient method's 50 epochs ended at 1.1-4.4 times the optimum); else
+        ``"subgradient"``. (Changed in issue 14's thirteenth session: such small wide problems
+        went to ``"subgradient"``.) The exact LPs grow with both
         sizes and degrade sharply with the number of features: on a 10,000 x 2,000 CSR matrix of
         density 1 % (``feature_values="mutual_info"``) the cutting planes' first cut LP took 45
         s (HiGHS's interior point) and each re-solve after adding the violated cuts 70-185 s of
         dual simplex (2 rounds in 228 s, certified gap still 0.10), where the subgradient method
         takes 12 s for its 50 epochs and 22 MB (objective within 0.3 % of the cutting planes'
-        best point); with 784 dense features and only 100 rows both exact solvers were still
-        running after 120 s. On separable data (common when n_features >= n_samples) the cut
+        best point). On separable data (common when n_features >= n_samples) the cut
         LP's value stays 0 round after round, so its bound never rises; after 2 such rounds
         the cutting planes re-solve by interior point without crossover (central solutions of
         the degenerate cut LPs) and promote stubborn examples to Eq. (4)'s own rows, which
