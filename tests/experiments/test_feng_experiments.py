@@ -182,3 +182,24 @@ def test_filter_mask_removes_exactly_n_outliers_of_largest_distance(values, n1):
     assert threshold == distances[keep].max()
     if n1:
         assert distances[~keep].min() >= threshold
+
+
+def test_filter_falls_back_on_gesvd_when_the_pca_svd_does_not_converge(monkeypatch):
+    """LAPACK's gesdd can fail to converge (a benchmark fold of contaminated THRESHOLD); the
+    filter then takes the principal components from gesvd: the same distances, the same rows."""
+    import robustclf.experiments._robust_filter as robust_filter
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 40))
+    X[:10] *= 8.0
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    reference = MCDFilterClassifier(n_outliers=10, n_components=5, random_state=0).fit(X, y)
+
+    class FailingPCA(robust_filter.PCA):
+        def fit_transform(self, X, y=None):
+            raise np.linalg.LinAlgError("SVD did not converge")
+
+    monkeypatch.setattr(robust_filter, "PCA", FailingPCA)
+    fallback = MCDFilterClassifier(n_outliers=10, n_components=5, random_state=0).fit(X, y)
+    np.testing.assert_allclose(fallback.distances_, reference.distances_, rtol=1e-8)
+    np.testing.assert_array_equal(fallback.inlier_mask_, reference.inlier_mask_)
