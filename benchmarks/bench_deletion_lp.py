@@ -80,20 +80,16 @@ def exact_vs_m(name: str, sizes, budget: float) -> None:
 def contaminated_threshold(budgets=(1.0, 4.0), draws=(0, 1, 2)) -> None:
     """THRESHOLD (300 x 215) plus 20 % training outliers (the benchmark's contamination): a
     degenerate optimum at or near 0, where vertex solutions of the cut LPs stalled."""
-    from sklearn.linear_model import LogisticRegression
-
-    from robustclf.corruption import inject_outliers
     from robustclf.datasets import load_split
+    from robustclf.experiments.benchmark import contaminate
 
     print("\nTHRESHOLD + 20 % outliers (360 x 215): full LP (HiGHS) vs cutting planes, C/gamma=10")
     print(f"{'draw':>4} {'N':>3} {'full LP s':>10} {'cuts s':>8} {'rounds':>6} {'speed-up':>8} "
           f"{'|obj diff|':>10}  load (1 min) after each")
     for draw in draws:
         split = load_split("threshold", random_state=draw)
-        X, y = np.asarray(split.X_train, float), np.asarray(split.y_train)
-        model = LogisticRegression(max_iter=2_000).fit(X, y)
-        X, y, _ = inject_outliers(X, y, model, outlier_ratio=0.2,
-                                  scale=10.0 * float(np.std(X)), random_state=draw)
+        X, y = contaminate(np.asarray(split.X_train, float), np.asarray(split.y_train), 0.2,
+                           draw)
         y = np.where(y == 1, 1.0, -1.0)
         v = np.ones(X.shape[1])
         for budget in budgets:

@@ -223,16 +223,12 @@ def test_cutting_planes_reach_a_zero_optimum_when_the_bound_stalls(budget):
 def _contaminated_threshold(seed, m=None):
     """THRESHOLD's first ``m`` training rows plus 20 % outliers labelled against a logistic
     regression (the benchmark's training-outlier threat, Feng et al.'s model, sigma_o = 10 std)."""
-    from sklearn.linear_model import LogisticRegression
-
-    from robustclf.corruption import inject_outliers
     from robustclf.datasets import load_split
+    from robustclf.experiments.benchmark import contaminate
 
     split = load_split("threshold", random_state=seed)
-    X, y = np.asarray(split.X_train, float)[:m], np.asarray(split.y_train)[:m]
-    model = LogisticRegression(max_iter=2_000).fit(X, y)
-    X, y, _ = inject_outliers(X, y, model, outlier_ratio=0.2, scale=10.0 * float(np.std(X)),
-                              random_state=seed)
+    X, y = contaminate(np.asarray(split.X_train, float)[:m], np.asarray(split.y_train)[:m], 0.2,
+                       seed)
     return X, np.where(y == 1, 1.0, -1.0)
 
 

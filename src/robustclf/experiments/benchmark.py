@@ -49,7 +49,8 @@ from ..evaluation import make_corruption_scorer
 from ._base import CellStore
 from ._protocol import certify_chunks, inner_cv, score_chunks, select_and_fit
 
-__all__ = ["BENCHMARK_THREATS", "MODES", "run_benchmark", "benchmark_table", "write_benchmark"]
+__all__ = ["BENCHMARK_THREATS", "MODES", "contaminate", "run_benchmark", "benchmark_table",
+           "write_benchmark"]
 
 #: Threat names, in the table's column order.
 BENCHMARK_THREATS = ("clean", "random_deletion", "group_deletion", "greedy", "worst_case",
@@ -232,16 +233,25 @@ def _run_split(name, split, entries, mode, seed, split_index, cell=None, n_jobs=
     return frames
 
 
+def contaminate(X, y, outlier_ratio, random_state, contaminator=None):
+    """The benchmark's training-outlier threat: ``X, y`` followed by outliers uniform in
+    [-10 s, 10 s] (s: the training entries' standard deviation, the paper's 10 on
+    unit-variance data), labelled against ``contaminator`` (default: a logistic regression
+    fitted to ``X, y``). Returns the contaminated ``(X, y)``."""
+    if contaminator is None:
+        contaminator = LogisticRegression(max_iter=2_000).fit(X, y)
+    X_c, y_c, _ = inject_outliers(X, y, contaminator, outlier_ratio=outlier_ratio,
+                                  scale=10.0 * float(np.std(X)), random_state=random_state)
+    return X_c, y_c
+
+
 def _outliers(name, X_tr, y_tr, X_te, y_te, entries, split, groups, values, mode, seed,
               n_jobs=None):
-    """Outliers uniform in [-10 s, 10 s] (s: the training entries' standard deviation, the
-    paper's 10 on unit-variance data), labelled against a clean logistic model."""
+    """The training-outlier threat (:func:`contaminate`) at ratios 0.1 and 0.2."""
     contaminator = LogisticRegression(max_iter=2_000).fit(X_tr, y_tr)
-    scale = 10.0 * float(np.std(X_tr))
     frames = []
     for ratio in (0.1, 0.2):
-        X_c, y_c, _ = inject_outliers(X_tr, y_tr, contaminator, outlier_ratio=ratio,
-                                      scale=scale, random_state=seed)
+        X_c, y_c = contaminate(X_tr, y_tr, ratio, seed, contaminator)
         selected = _select(entries, X_c, y_c, "accuracy", split, groups, values, mode, seed,
                            n_jobs)
         frame = score_chunks(selected, X_te, y_te, corruption=RandomDeletion(fraction=0.0),
