@@ -271,32 +271,14 @@ def _check_linprog(res, what: str):
     return res.x, f"HiGHS stopped on the {what} ({reason}: {res.message})"
 
 
-def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
-                  time_limit=None, sample_weight=None, **_):
-    """Solve Eq. (4) as printed, with its O(mn) variables, by HiGHS.
+def full_lp_model(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
+                  sample_weight=None):
+    """Eq. (4) as ``min c.z  s.t.  A z <= rhs,  bounds``, for :func:`solve_full_lp`.
 
-    Variables are ordered ``[w (n), b, xi (m), lambda (m), alpha (m n)]``. Rows: the m constraints
-    ``-P lambda_i + sum_j alpha_ij - y_i b - xi_i <= 0`` and the mn constraints
-    ``-y_i x_ij w_j + v_j lambda_i - alpha_ij <= -gamma v_j / P``.
-
-    HiGHS runs its interior point method (with crossover to a vertex). Its default choice, the
-    dual simplex, is slower on every data set measured (1,000 rows or fewer: spambase 3.4-4.1 s
-    against 1.9-2.0 s, digits 11-25 s against 13 s, THRESHOLD 13-21 s against 2.0-4.6 s) and
-    stalls on degenerate optima: THRESHOLD with 20 % training outliers (360 x 215, budget 4)
-    was not solved in 300 s, against 33 s.
-
-    ``time_limit`` (seconds) is passed to HiGHS. HiGHS checks it in presolve and in the
-    interior point, but hands the interior point the time *left after presolve*, and a
-    non-positive time left means no limit to it: a limit shorter than presolve itself (e.g.
-    1e-3 s) is not enforced. When HiGHS stops on it, on its iteration limit
-    or with another non-optimal status but a point, that point is returned with
-    ``converged=False``, its ``reason`` and no certified lower bound (``nan``). HiGHS's simplex
-    and interior point usually have no point when they stop on a limit (spambase, 1,500 rows,
-    0.5 s and 3 s): then the always feasible ``w = 0, b = 0`` is returned the same way (the
-    estimator warns; the model is constant). Infeasible or unbounded (numerical trouble: the LP
-    is always feasible and bounded) raise ``RuntimeError`` (:func:`_check_linprog`).
+    Variables are ordered ``[w (n), b, xi (m), lambda (m), alpha (m n)]``; returns ``(c, A,
+    rhs, bounds)`` with ``A`` in CSR and ``bounds`` an (n_variables, 2) array.
     """
-    X = sp.csr_matrix(X) if not sp.issparse(X) else X.tocsr()
+    X = sp.csr_matrix(X)
     m, n = X.shape
     P = float(np.sum(values)) - budget
     o_b, o_xi, o_lam, o_al = n, n + 1, n + 1 + m, n + 1 + 2 * m
@@ -326,6 +308,39 @@ def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=T
     bounds[:, 1] = np.inf
     bounds[:n] = _weight_bounds(X, weight_bound).T
     bounds[o_b] = (-np.inf, np.inf) if fit_intercept else (0.0, 0.0)
+    return c, A, rhs, bounds
+
+
+def solve_full_lp(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
+                  time_limit=None, sample_weight=None, **_):
+    """Solve Eq. (4) as printed, with its O(mn) variables, by HiGHS.
+
+    Variables are ordered ``[w (n), b, xi (m), lambda (m), alpha (m n)]``. Rows: the m constraints
+    ``-P lambda_i + sum_j alpha_ij - y_i b - xi_i <= 0`` and the mn constraints
+    ``-y_i x_ij w_j + v_j lambda_i - alpha_ij <= -gamma v_j / P``.
+
+    HiGHS runs its interior point method (with crossover to a vertex). Its default choice, the
+    dual simplex, is slower on every data set measured (1,000 rows or fewer: spambase 3.4-4.1 s
+    against 1.9-2.0 s, digits 11-25 s against 13 s, THRESHOLD 13-21 s against 2.0-4.6 s) and
+    stalls on degenerate optima: THRESHOLD with 20 % training outliers (360 x 215, budget 4)
+    was not solved in 300 s, against 33 s.
+
+    ``time_limit`` (seconds) is passed to HiGHS. HiGHS checks it in presolve and in the
+    interior point, but hands the interior point the time *left after presolve*, and a
+    non-positive time left means no limit to it: a limit shorter than presolve itself (e.g.
+    1e-3 s) is not enforced. When HiGHS stops on it, on its iteration limit
+    or with another non-optimal status but a point, that point is returned with
+    ``converged=False``, its ``reason`` and no certified lower bound (``nan``). HiGHS's simplex
+    and interior point usually have no point when they stop on a limit (spambase, 1,500 rows,
+    0.5 s and 3 s): then the always feasible ``w = 0, b = 0`` is returned the same way (the
+    estimator warns; the model is constant). Infeasible or unbounded (numerical trouble: the LP
+    is always feasible and bounded) raise ``RuntimeError`` (:func:`_check_linprog`).
+    """
+    X = sp.csr_matrix(X) if not sp.issparse(X) else X.tocsr()
+    m, n = X.shape
+    o_b, o_xi = n, n + 1
+    c, A, rhs, bounds = full_lp_model(X, y, values, budget, margin, weight_bound,
+                                      fit_intercept=fit_intercept, sample_weight=sample_weight)
     options = {} if time_limit is None else {"time_limit": float(time_limit)}
     res = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs-ipm", options=options)
     if res.status == 1 and res.x is None:
@@ -605,7 +620,9 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
       re-solved with crossover. When the optimum is not unique (F* = 0), the point returned
       is then such a central solution, not a vertex, and it predicts differently: on
       THRESHOLD split 0 under random deletion of 25 / 50 / 75 % of the features (the full
-      benchmark), test error 0.041 / 0.142 / 0.443 against 0.102 / 0.409 / 0.455. While the
+      benchmark), test error 0.041 / 0.142 / 0.443 against 0.102 / 0.409 / 0.455, and on
+      other cells the other way round. The estimator therefore follows a zero optimum by
+      ``_deletion_lp_ties.min_l1_optimum`` (its ``tie_break``). While the
       bound rises (spambase, digits) nothing changes: there the dual simplex's warm start is
       2-3 times faster than the interior point.
 
