@@ -20,11 +20,15 @@ from the solver's point ``(w*, b*)``, whose slacks are all (about) 0: the robust
 constraints of every example made hard. That is the robust analogue of the 1-norm SVM (the
 hard-margin LP of Mangasarian, 1999; Zhu, Rosset, Hastie and Tibshirani, 2003), the
 regulariser of the LP-SVM family Eq. (4) belongs to, and an LP, solved by the same cutting
-planes (:func:`min_l1_optimum`). On the cases above the three tie-broken points agree: 0
-different predictions of 3,000 (l1 norms equal to 7 digits: 7.016354 and 75.60122). The
-cut LPs are re-solved by interior point without crossover, whose central solution spreads
-weight evenly over features the l1 norm cannot tell apart (exact copies); with dual-simplex
-vertices the same three fits still differed on 277 of 3,000 predictions at equal l1 norm.
+planes (:func:`min_l1_optimum`). The estimator's fits (full LP, cutting planes from two
+seeds; THRESHOLD splits 0 and 1) then have equal l1 norms (7.016, 75.601, 8.014 at budgets 1,
+4, 1) and their predictions on the rows with half the features deleted differ on 0-72 of 3,000
+instead of 308-927: the l1-optimal face is smaller, but not always a point (on split 0 at
+budget 1 two pairs of THRESHOLD's nested encoding features share their weight 0.49 / 0.51 in
+one fit and 0.43 / 0.57 in another, which moves 72 predictions). The cut LPs are re-solved by
+interior point without crossover, whose central solutions split such weight more evenly than
+vertices: with dual-simplex vertices the three direct solves of split 0 at budget 1 differed
+on 277 of 3,000 predictions at equal l1 norm, with central ones on none.
 
 Why only at ``F* = 0``: when ``F* > 0`` the optimal face is cut out by the slack caps of (S)
 (or by the row ``F <= F*``), a set without interior, and HiGHS's interior point and simplex did
