@@ -14,6 +14,10 @@ than absolute times would; the load average is printed beside each timing.
   (and against the same method without restarts), and the cutting planes warm started by it.
 * THRESHOLD (300 x 215) with 20 % training outliers: the same comparison on a degenerate
   optimum at or near 0 (three draws, budgets 1 and 4).
+* ``--only ties``: the tie-break of a zero optimum (``tie_break="min_l1"``) on clean
+  THRESHOLD: the estimator's fit time with and without it (ratio), and how many predictions
+  on the test rows with half the features deleted differ between the full LP and the cutting
+  planes from two seeds, with and without it.
 * FDROP (Globerson & Roweis) on MNIST 4 vs 7 rows: its direct QP against its cutting planes.
 * ``--mnist-budget S``: cutting planes on the whole MNIST 4 vs 7 training set (12,107 x 784)
   for at most S seconds: the best objective, the certified lower bound and their gap.
@@ -103,6 +107,46 @@ def contaminated_threshold(budgets=(1.0, 4.0), draws=(0, 1, 2)) -> None:
                   flush=True)
 
 
+def ties(budgets=(1.0, 4.0), splits=(0, 1)) -> None:
+    """Clean THRESHOLD (300 x 215, separable at these budgets except split 1 at N = 4)."""
+    import warnings
+
+    from robustclf import DeletionRobustLP
+    from robustclf.datasets import load_split
+
+    print("\nTHRESHOLD: tie_break='min_l1' against None (fits: full LP, cutting planes seeds 0, 1)")
+    print(f"{'split':>5} {'N':>3} {'objective':>10} {'l1 min_l1':>17} {'s min_l1':>11} "
+          f"{'s None':>9} {'time ratio':>10} {'differ min_l1':>13} {'differ None':>11}")
+    fits = [("lp", 0), ("cutting_plane", 0), ("cutting_plane", 1)]
+    for split_seed in splits:
+        split = load_split("threshold", random_state=split_seed)
+        X = np.asarray(split.X_train, float)
+        X_test = np.asarray(split.X_test, float)
+        rng = np.random.default_rng(0)
+        deleted = np.vstack([X_test * (rng.random(X_test.shape) > 0.5) for _ in range(3)])
+        for budget in budgets:
+            row = {}
+            for tie_break in ("min_l1", None):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")  # a fit short of its optimum is a failure
+                    out = [_timed(DeletionRobustLP(budget=budget, solver=solver,
+                                                   random_state=seed,
+                                                   tie_break=tie_break).fit, X, split.y_train)
+                           for solver, seed in fits]
+                predictions = [model.predict(deleted) for model, _ in out]
+                row[tie_break] = (out, [int((p != predictions[0]).sum())
+                                        for p in predictions[1:]])
+            tied, untied = row["min_l1"], row[None]
+            l1 = [float(np.abs(model.coef_).sum()) for model, _ in tied[0]]
+            t_tied = [t for _, t in tied[0]]
+            t_untied = [t for _, t in untied[0]]
+            print(f"{split_seed:>5} {budget:>3g} {tied[0][0][0].objective_[0]:>10.2e} "
+                  f"{min(l1):>8.3f}-{max(l1):<8.3f} {min(t_tied):>5.1f}-{max(t_tied):<5.1f} "
+                  f"{min(t_untied):>4.1f}-{max(t_untied):<4.1f} "
+                  f"{sum(t_tied) / sum(t_untied):>10.1f} {str(tied[1]):>13} "
+                  f"{str(untied[1]):>11}  {_load()}", flush=True)
+
+
 def first_order(budget: float) -> None:
     X, y = _data("spambase", None)
     v = np.ones(X.shape[1])
@@ -173,7 +217,7 @@ def main() -> None:
     parser.add_argument("--mnist-budget", type=float, default=0.0,
                         help="seconds for the cutting planes on the MNIST 4 vs 7 training set")
     parser.add_argument("--only", choices=["spambase", "mnist", "threshold", "first-order",
-                                           "mnist-full", "fdrop"],
+                                           "mnist-full", "fdrop", "ties"],
                         help="run one section only")
     parser.add_argument("--resolve", choices=["auto", "simplex", "ipm"], default="auto",
                         help="how the MNIST cut LP is re-solved after the first round")
@@ -185,6 +229,8 @@ def main() -> None:
         exact_vs_m("mnist47", [50, 100], budget=20.0)
     if args.only in (None, "threshold"):
         contaminated_threshold()
+    if args.only in (None, "ties"):
+        ties()
     if args.only == "first-order" or (args.only is None and args.full):
         first_order(budget=3.0)
     if args.only in (None, "fdrop"):
