@@ -217,8 +217,9 @@ default="uniform"
         The certified relative gap ``(objective - lower bound) / max(objective, 1e-3)`` of each
         binary problem (largest over chunks); ``inf`` without a bound.
     n_iter_ : ndarray of shape (n_problems,)
-        Solver iterations (HiGHS iterations, cutting-plane rounds or epochs), max over chunks;
-        after :meth:`partial_fit`, the number of its calls (passes).
+        Solver iterations (HiGHS iterations, cutting-plane rounds or epochs, plus the
+        tie-break's cutting-plane rounds when it ran), max over chunks; after
+        :meth:`partial_fit`, the number of its calls (passes).
     solver_ : str
         The solver used (``"auto"`` resolved; ``"subgradient"`` after :meth:`partial_fit`).
     n_features_in_ : int
