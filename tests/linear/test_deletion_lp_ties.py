@@ -125,3 +125,33 @@ def test_tie_break_is_checked():
     X, y = _separable(0)
     with pytest.raises(ValueError, match="tie_break"):
         DeletionRobustLP(tie_break="l2").fit(X, y)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_centre_is_optimal_and_ignores_the_solvers_point(seed):
+    from robustclf.linear._deletion_lp_ties import centre_optimum
+
+    X, y = _separable(seed)
+    values = np.ones(X.shape[1])
+    firsts = [solve_full_lp(X, y, values, 1.0, 1.0, 10.0),
+              solve_cutting_plane(X, y, values, 1.0, 1.0, 10.0, random_state=seed)]
+    centres = [centre_optimum(X, y, values, 1.0, first, margin=1.0, weight_bound=10.0)
+               for first in firsts]
+    for first, centre in zip(firsts, centres, strict=True):
+        assert centre.converged, centre.reason
+        slack, _ = robust_hinge(X, y, centre.coef, centre.intercept, values, 1.0, 1.0)
+        assert slack.max() <= 2e-7
+        assert not np.array_equal(centre.coef, first.coef)
+    np.testing.assert_array_equal(centres[0].coef, centres[1].coef)
+    # dense: interior of the box, not the sparse smallest-l1 point
+    tied = min_l1_optimum(X, y, values, 1.0, firsts[0], margin=1.0, weight_bound=10.0)
+    assert np.abs(centres[0].coef).sum() > np.abs(tied.coef).sum()
+
+
+def test_the_centre_gives_one_model_on_separable_threshold():
+    X, y, deleted = _threshold(0)
+    fits = [DeletionRobustLP(budget=1.0, solver=solver, random_state=1,
+                             tie_break="centre").fit(X, y)
+            for solver in ("lp", "cutting_plane")]
+    assert all(f.objective_[0] <= 2e-7 for f in fits)
+    np.testing.assert_array_equal(fits[0].predict(deleted), fits[1].predict(deleted))

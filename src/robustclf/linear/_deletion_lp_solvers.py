@@ -431,9 +431,11 @@ class _HighsMaster:
     The first solve runs HiGHS's interior-point method with crossover (much faster than simplex
     from scratch on the m initial cuts); later solves start from the previous optimal basis, which
     stays dual feasible when rows are added, so the dual simplex needs few pivots.
+    ``central=True`` runs every solve, the first included, by interior point without crossover
+    (see :meth:`resolve_with`).
     """
 
-    def __init__(self, cost, lower, upper, highs_class, later="simplex"):
+    def __init__(self, cost, lower, upper, highs_class, later="simplex", *, central=False):
         self._later = later
         self._h = h = highs_class()
         h.setOptionValue("output_flag", False)
@@ -444,7 +446,10 @@ class _HighsMaster:
         empty = np.zeros(0, dtype=np.int32)
         h.addCols(cost.size, cost, np.maximum(lower, -inf), np.minimum(upper, inf), 0, empty,
                   empty, np.zeros(0))
-        self._first = True
+        self._first = not central
+        if central:
+            self._later = "ipm"
+            self._use("ipm")
 
     def add_rows(self, A, r):
         A = sp.csr_matrix(A)
