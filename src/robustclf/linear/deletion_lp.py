@@ -153,7 +153,9 @@ default="uniform"
         Cutting-plane rounds (default 100) or subgradient epochs (default 50).
     time_limit : float or None, default=None
         Seconds allowed to each binary problem (and chunk) of the ``"lp"`` solver (passed to
-        HiGHS) and of the cutting planes (their HiGHS solves included). On the limit the best
+        HiGHS) and of the cutting planes (their HiGHS solves included), and again to the
+        ``tie_break`` that may follow (on its limit the solver's optimum is kept, with the
+        warning). On the limit the best
         point found is returned with a ``ConvergenceWarning`` and its certified gap; when the
         ``"lp"`` solver's HiGHS stops before finding any point (the usual case), the model is
         the feasible ``w = 0, b = 0`` (constant), with the warning. None: no limit. HiGHS
