@@ -155,3 +155,18 @@ def test_the_centre_gives_one_model_on_separable_threshold():
             for solver in ("lp", "cutting_plane")]
     assert all(f.objective_[0] <= 2e-7 for f in fits)
     np.testing.assert_array_equal(fits[0].predict(deleted), fits[1].predict(deleted))
+
+
+def test_the_estimator_warns_when_the_tie_break_stops_short(monkeypatch):
+    """A tie-break cut off by its round limit keeps the solver's optimum and says so."""
+    from functools import partial
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from robustclf.linear import _deletion_lp_ties as ties
+
+    monkeypatch.setitem(ties._TIE_BREAKS, "min_l1", partial(ties.min_l1_optimum, max_iter=1))
+    X, y, _ = _threshold(0)
+    with pytest.warns(ConvergenceWarning, match="tie-break"):
+        clf = DeletionRobustLP(budget=1.0, solver="cutting_plane", random_state=0).fit(X, y)
+    assert clf.objective_[0] <= 2e-7  # the solver's optimum, still certified
