@@ -565,6 +565,29 @@ class _LinprogMaster:
         return z, float(res.fun), self._A @ z, reason is None
 
 
+def cuts_or_exact_rows(X, y, delta, violated, n_cuts, promoted, promote_after, values, margin,
+                       P, n_col):
+    """The rows a cutting-plane round adds for its ``violated`` examples.
+
+    An example with fewer than ``promote_after`` cuts gets one more: the cut of its worst-case
+    vertex ``delta`` (:func:`_cut_rows`). One with ``promote_after`` cuts already is promoted to
+    Eq. (4)'s own rows (:func:`_exact_rows`, with new columns from ``n_col`` on), which make its
+    slack exact, so it is never separated again. Updates ``n_cuts`` and ``promoted`` in place.
+
+    Returns ``[(A, rhs, is_cut), ...]`` (rows over the columns after the new ones) and the
+    number of new columns.
+    """
+    promote = violated[n_cuts[violated] >= promote_after]
+    violated = violated[n_cuts[violated] < promote_after]
+    n_cuts[violated] += 1
+    rows = [(*_cut_rows(X, y, delta, violated, values, margin, P), True)]
+    if promote.size == 0:
+        return rows, 0
+    promoted[promote] = True
+    A_ex, r_ex, k_new = _exact_rows(X, y, promote, values, margin, P, n_col)
+    return rows + [(A_ex, r_ex, False)], k_new
+
+
 def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_intercept=True,
                         tol=1e-8, max_iter=100, warm_start=3, purge_after=3, stability=0.5,
                         promote_after=None, time_limit=None, random_state=None, backend="auto",
@@ -742,16 +765,11 @@ def solve_cutting_plane(X, y, values, budget, margin, weight_bound, *, fit_inter
         drop = (age >= purge_after) & rising & is_cut
         lp.delete_rows(drop)
         rhs, age, is_cut = rhs[~drop], age[~drop], is_cut[~drop]
-        promote = violated[n_cuts[violated] >= promote_after]
-        violated = violated[n_cuts[violated] < promote_after]
-        n_cuts[violated] += 1
-        new_rows = [(*_cut_rows(X, y, delta, violated, values, margin, P), True)]
-        if promote.size:
-            promoted[promote] = True
-            A_ex, r_ex, k_new = _exact_rows(X, y, promote, values, margin, P, n_col)
+        new_rows, k_new = cuts_or_exact_rows(X, y, delta, violated, n_cuts, promoted,
+                                             promote_after, values, margin, P, n_col)
+        if k_new:
             lp.add_cols(k_new)
             n_col += k_new
-            new_rows.append((A_ex, r_ex, False))
         for A_new, r_new, cut in new_rows:
             lp.add_rows(A_new, r_new)
             rhs = np.concatenate([rhs, r_new])

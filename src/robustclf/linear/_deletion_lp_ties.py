@@ -54,11 +54,11 @@ from ._deletion_lp_solvers import (
     _LP_FEASIBILITY_TOL,
     DeletionLPResult,
     _cut_rows,
-    _exact_rows,
     _HighsMaster,
     _LinprogMaster,
     _objective,
     _weight_bounds,
+    cuts_or_exact_rows,
     full_lp_model,
 )
 
@@ -137,16 +137,13 @@ def min_l1_optimum(X, y, values, budget, first, *, margin, weight_bound, fit_int
         if violated.size == 0:  # feasible for (S) and optimal for a relaxation of it
             return DeletionLPResult(w, b, obj, min(first.lower_bound, obj),
                                     first.n_iter + rounds, True)
-        promote = violated[n_cuts[violated] >= _PROMOTE_AFTER]
-        violated = violated[n_cuts[violated] < _PROMOTE_AFTER]
-        n_cuts[violated] += 1
-        lp.add_rows(*_cut_rows(X, y, delta, violated, values, margin, P))
-        if promote.size:
-            promoted[promote] = True
-            A_ex, r_ex, k_new = _exact_rows(X, y, promote, values, margin, P, n_col)
+        new_rows, k_new = cuts_or_exact_rows(X, y, delta, violated, n_cuts, promoted,
+                                             _PROMOTE_AFTER, values, margin, P, n_col)
+        if k_new:
             lp.add_cols(k_new)
             n_col += k_new
-            lp.add_rows(A_ex, r_ex)
+        for A_new, r_new, _ in new_rows:
+            lp.add_rows(A_new, r_new)
     return DeletionLPResult(first.coef, first.intercept, first.objective, first.lower_bound,
                             first.n_iter + rounds, False, reason=reason)
 
