@@ -3,7 +3,7 @@
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils.validation import validate_data
 
-__all__ = ["LinearClassifierMixin", "validate_data", "persistent_highs"]
+__all__ = ["LinearClassifierMixin", "validate_data", "persistent_highs", "gmres"]
 
 
 def persistent_highs():
@@ -19,3 +19,13 @@ def persistent_highs():
     except ImportError:  # pragma: no cover - scipy < 1.15
         return None
     return _Highs
+
+
+def gmres(A, b, *, rtol, restart, maxiter):
+    """scipy's GMRES with a relative tolerance (``rtol``; called ``tol`` before scipy 1.12)."""
+    from scipy.sparse.linalg import gmres as _gmres
+
+    try:
+        return _gmres(A, b, rtol=rtol, atol=0.0, restart=restart, maxiter=maxiter)
+    except TypeError:  # pragma: no cover - scipy < 1.12
+        return _gmres(A, b, tol=rtol, atol=0.0, restart=restart, maxiter=maxiter)
