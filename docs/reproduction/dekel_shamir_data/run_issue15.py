@@ -7,7 +7,9 @@ spambase_mi, spambase_uniform; exact LP, tuned on 1/9 of each training fold, FDR
 ``fig2-spambase_uniform-tunedfdrop-N`` (FDROP alone, the same folds and tuning rule, added on
 26 Nov 2026: FDROP deletes K features, so uniform values only) or
 ``fig2-mnist47_mi-N`` (2,000 rows, 5 folds, untuned, first-order LP; N = ``default``: the
-experiment's own size, 4,000 rows, 10 folds, every budget). Each stage writes its
+experiment's own size, 4,000 rows, 10 folds, every budget; N = ``all``: every row). Added on
+26 Nov 2026 (evening): ``fig2-PART-log`` (spambase scaled by log1p, every method, N <= 5) and
+``fig2-PART-exact`` (the exact LP instead of the bagged one, beside the SVM). Each stage writes its
 report, CSV and PNG with :func:`robustclf.report.write_experiment` into
 ``issue15_2026-11-25/<stage>/`` (``--out DIR``: into ``DIR/<stage>/``). Run with
 ``OMP_NUM_THREADS=1``.
@@ -43,6 +45,14 @@ def stage(name: str):
                           methods=["FDROP"], random_state=0)
     if budget == "default":  # the experiment's own size: 4,000 rows, 10 folds, every N
         return run_greedy(parts=[part], random_state=0)
+    if budget == "log":  # spambase scaled by log1p first, every method (26 Nov 2026, evening)
+        return run_greedy(parts=[part], log=True, budgets={part: [0, 1, 2, 3, 4, 5]},
+                          random_state=0)
+    if budget == "exact":  # the exact LP on the whole training fold, beside the SVM
+        return run_greedy(parts=[part], lp_options={"spambase": {}}, methods=["LP", "SVM"],
+                          random_state=0)
+    if budget == "all":  # MNIST 4 vs 7: every one of its rows, 10 folds, every N
+        return run_greedy(parts=[part], max_rows={"mnist47": 10**9}, random_state=0)
     return run_greedy(parts=[part], budgets={part: [float(budget)]}, folds=5,
                       max_rows={"mnist47": 2000}, random_state=0)
 

@@ -642,12 +642,14 @@ def run_greedy(*, fast: bool = False, random_state: int = 0, n_jobs=None, data_d
         dataset, values = GREEDY_PARTS[part]
         if dataset not in loaded:
             X, y = _load_binary(dataset, data_dir, log=log)
-            if dataset in max_rows and max_rows[dataset] < X.shape[0]:
-                keep = rng.permutation(X.shape[0])[:max_rows[dataset]]
+            n_all = X.shape[0]
+            if dataset in max_rows and max_rows[dataset] < n_all:
+                keep = rng.permutation(n_all)[:max_rows[dataset]]
                 X, y = X[keep], y[keep]
-            loaded[dataset] = X, y
-        X, y = loaded[dataset]
-        note = (f" {X.shape[0]} rows (a random subsample)." if dataset in max_rows else "")
+            loaded[dataset] = X, y, n_all
+        X, y, n_all = loaded[dataset]
+        note = (f" {X.shape[0]} rows (a random subsample of {n_all})." if X.shape[0] < n_all
+                else f" All {n_all} rows." if dataset in max_rows else "")
         title = f"{dataset}, v {'uniform' if values == 'uniform' else 'mutual information'}"
         tag = part
         if log and dataset == "spambase":
