@@ -10,6 +10,8 @@
   whose root is the optimal margin; Brent's method (scipy ``brentq``) finds it. The library
   bisects over the *feasibility* of Eq. (4) and reads solver statuses.
 * :func:`tight_imputation` -- the imputer run to a 100x tighter fixed point.
+* :func:`mixture_mle` -- the imputer's objective (the observed-data likelihood of a spherical
+  mixture) maximised by L-BFGS instead of EM.
 
 :func:`bench_cases` times the default fits against tight ones and these oracles.
 """
@@ -24,7 +26,7 @@ from ._timing import fit, timed
 
 __all__ = ["eq6_primal", "eq6_objective", "eq7_decision", "iterate_weights",
            "max_geometric_margin", "min_slack", "structural_digits", "votes_split",
-           "horse_colic_split", "separable_digits", "bench_cases"]
+           "horse_colic_split", "separable_digits", "mixture_mle", "bench_cases"]
 
 
 # -- GeometricMarginSVC's SVM for fixed scalings ----------------------------------------------
@@ -247,6 +249,59 @@ def tight_imputation(X, n_components=5, random_state=0):
                                   random_state=random_state).fit(X)
 
 
+def mixture_mle(X, weights, means, variances, *, gtol=1e-10, max_iter=20_000):
+    """Maximum likelihood of a spherical Gaussian mixture on the observed entries of ``X``,
+    by L-BFGS (scipy) from the given parameters: the EM imputer's objective, by another
+    algorithm.
+
+    The observed-data log-likelihood ``sum_n log sum_k pi_k N(x_n,obs | mu_k, sigma_k^2 I)``
+    (written out here, not the library's code) is maximised over softmax logits of the weights,
+    the means and log-variances, with its exact gradient (Fisher's identity: the posterior
+    expectation of the complete-data score, whose absent coordinates have expectation 0).
+    Returns ``(weights, means, variances, filled)``: ``filled`` is ``X`` with every absent
+    entry replaced by the posterior-weighted means, as the imputer fills. Where a cluster has
+    collapsed onto a few rows (its variance at the imputer's floor ``reg_covar``), the
+    likelihood has no maximum (it grows without bound as that variance goes to 0) and L-BFGS
+    stops abnormally: no comparison is possible there.
+    """
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp, softmax
+
+    obs = ~np.isnan(X)
+    X0 = np.where(obs, X, 0.0)
+    n, d = X.shape
+    k = len(weights)
+    n_obs = obs.sum(axis=1)
+
+    def unpack(z):
+        return softmax(z[:k]), z[k:k + k * d].reshape(k, d), np.exp(z[-k:])
+
+    def joint(z):
+        pi, mu, var = unpack(z)
+        sq = np.stack([((X0 - m) ** 2 * obs).sum(axis=1) for m in mu], axis=1)
+        return (np.log(pi) - 0.5 * sq / var - 0.5 * n_obs[:, None] * np.log(2 * np.pi * var),
+                sq)
+
+    def negative_ll(z):
+        pi, mu, var = unpack(z)
+        log_joint, sq = joint(z)
+        norm = logsumexp(log_joint, axis=1)
+        r = np.exp(log_joint - norm[:, None])
+        g_logits = r.sum(axis=0) - n * pi
+        g_mu = np.stack([(r[:, j:j + 1] * obs * (X0 - mu[j])).sum(axis=0) / var[j]
+                         for j in range(k)])
+        g_logvar = (r * (0.5 * sq / var - 0.5 * n_obs[:, None])).sum(axis=0)
+        return -norm.sum(), -np.concatenate([g_logits, g_mu.ravel(), g_logvar])
+
+    z0 = np.concatenate([np.log(weights), np.ravel(means), np.log(variances)])
+    res = minimize(negative_ll, z0, jac=True, method="L-BFGS-B",
+                   options={"gtol": gtol, "ftol": 0.0, "maxiter": max_iter, "maxcor": 50})
+    pi, mu, var = unpack(res.x)
+    log_joint, _ = joint(res.x)
+    r = np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+    return pi, mu, var, np.where(obs, X, r @ mu)
+
+
 def _imputer_cases(data_dir):
     from sklearn.svm import SVC
 
@@ -267,13 +322,19 @@ def _imputer_cases(data_dir):
                               svc_t.predict(tight.transform(Xte)))
         missing = np.isnan(Xtr)
         scale = np.nanstd(Xtr, axis=0)
-        gap = float((np.abs(fill_d - fill_t) / np.where(scale > 0, scale, 1.0))[missing].max())
+        unit = np.where(scale > 0, scale, 1.0)
+        gap = float((np.abs(fill_d - fill_t) / unit)[missing].max())
+        gm = default.mixture_
+        mle, t_mle, _ = timed(mixture_mle, Xtr, gm.weights_, gm.means_, gm.covariances_)
+        gap_mle = float((np.abs(fill_d - mle[3]) / unit)[missing].max())
         cases.append(dict(
-            estimator="GaussianMixtureImputer()", dataset=name, objective_gap=gap,
-            time_default=t_def, time_tight=t_tight, time_oracle=t_tight,
+            estimator="GaussianMixtureImputer()", dataset=name, objective_gap=gap_mle,
+            time_default=t_def, time_tight=t_tight, time_oracle=t_mle,
             same_predictions=bool(same),
-            note=f"gap = largest difference of an imputed value to the tol=1e-5 run (std "
-                 f"units); predictions of a linear SVC on each; {default.n_iter_} rounds; "
+            note=f"gap = largest difference of an imputed value to the likelihood maximised "
+                 f"by L-BFGS from the default's mixture (std units; {gap:.1e} to the tol=1e-5 "
+                 f"run; reported distance {default.distance_:.1e}); predictions of a linear "
+                 f"SVC on the default and the tol=1e-5 run; {default.n_iter_} rounds; "
                  f"warnings: {len(w_def)}"))
     return cases
 
