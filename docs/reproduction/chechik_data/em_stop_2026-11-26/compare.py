@@ -1,6 +1,8 @@
 """The new `em` rows against the previous ones (cells moved), and geometric - em / zero - em
 paired differences (95 % t intervals over the folds) for every part rerun. Run from this
-folder after run_em.py; writes compare.csv."""
+folder after run_em.py; writes compare.csv. ``--new DIR``: DIR's em rows against this
+folder's."""
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -24,6 +26,12 @@ PARTS = {  # stem: (previous em rows, geometric rows, zero rows)
                             "structural_2026-11-26/structural_subtypes_geometric.csv",
                             "full_2026-11-22/chechik-structural/structural_subtypes.csv"),
 }
+if sys.argv[1:2] == ["--new"]:  # (added 26 Nov 2026, evening) python compare.py --new DIR:
+    # DIR's em rows against this folder's, compare.csv into DIR
+    HERE = Path(sys.argv[2]).resolve()
+    PARTS = {stem: (f"em_stop_2026-11-26/{stem}_em.csv", *paths[1:])
+             for stem, paths in PARTS.items()}
+    PARTS["votes"] = ("em_stop_2026-11-26/votes_em.csv", *PARTS["votes"][1:])
 rows = []
 for stem, (old_path, geo_path, zero_path) in PARTS.items():
     path = HERE / f"{stem}_em.csv"
@@ -38,7 +46,7 @@ for stem, (old_path, geo_path, zero_path) in PARTS.items():
           f"largest {moved.max():.4f}; refit {old.fit_seconds.mean():.2f} s -> "
           f"{new.fit_seconds.mean():.2f} s")
     others = []
-    for p in {geo_path, zero_path}:
+    for p in dict.fromkeys([geo_path, zero_path]):  # (in order: the newer geometric rows first)
         if (D / p).exists():
             frame = pd.read_csv(D / p)
             others.append(frame[frame.estimator.isin(["geometric", "zero"])])

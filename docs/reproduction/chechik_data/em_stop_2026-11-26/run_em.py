@@ -2,8 +2,8 @@
 stops on its estimated distance to the fixed point (commit d9bbfd0), same data, levels, folds,
 grids and seeds as the CLI runs; one CSV per (experiment part), into this script's folder.
 
-usage: OMP_NUM_THREADS=1 python -W ignore run_em.py votes mcar:breast_cancer mcar:spambase
-       structural
+usage: OMP_NUM_THREADS=1 python -W ignore run_em.py [--out DIR] votes mcar:breast_cancer
+       mcar:spambase structural
 """
 import sys
 import time
@@ -50,7 +50,10 @@ def parts(stage):
             ("structural_subtypes", subtypes, "SubtypeAbsence", "setting")]
 
 
-for stage in sys.argv[1:]:
+args = sys.argv[1:]
+if args[:1] == ["--out"]:  # (added 26 Nov 2026, evening: the rerun in ../em_newton_2026-11-26/)
+    OUT, args = Path(args[1]), args[2:]
+for stage in args:
     start = time.perf_counter()
     with cached_method_grids(fast=False, random_state=0) as grids:
         for stem, data, corruption, level_name in parts(stage):
