@@ -388,10 +388,11 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         gm.precisions_cholesky_ = np.sqrt(gm.precisions_)
 
     def _newton_distance(self, X: np.ndarray, missing: np.ndarray, weights, before: np.ndarray,
-                         scale: np.ndarray) -> float:
+                         scale: np.ndarray) -> tuple[float, np.ndarray | None]:
         """The largest distance of a filled value to EM's fixed point by (D) of
-        :mod:`._em_distance` (in standard deviations of its column); ``inf`` when GMRES
-        does not solve (D)."""
+        :mod:`._em_distance` (in standard deviations of its column), and the Newton point
+        ``theta - e`` (the linearised fixed point); ``(inf, None)`` when GMRES does not solve
+        (D)."""
         theta = self._parameters()
         k = self.mixture_.weights_.size
         param_scale = np.concatenate([np.maximum(theta[:k], 1e-12), np.tile(scale, k),
