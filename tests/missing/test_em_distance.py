@@ -105,8 +105,8 @@ def test_default_fit_is_within_tol_of_the_maximum_likelihood_by_lbfgs(dataset):
 def test_a_cluster_with_an_unobserved_feature_warns_instead_of_stopping():
     """Breast cancer, 30 % of the entries absent, 15 clusters: one cluster of 3 rows never
     observes a feature (EM rate 1 - 1e-5 there). The screen stopped at round 119 with the
-    filled values 0.17 standard deviations from the fixed point; now EM runs to max_iter and
-    says so."""
+    filled values 0.17 standard deviations from where 30,000 rounds leave them; now EM runs to
+    max_iter and says so."""
     X = load_breast_cancer().data.copy()
     X[np.random.default_rng(3).random(X.shape) < 0.3] = np.nan
     with pytest.warns(ConvergenceWarning, match="max_iter=1000 rounds were reached"):

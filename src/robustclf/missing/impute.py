@@ -193,21 +193,21 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
     The screen alone sees only the mode that dominates the recent steps, and was wrong where a
     slow mode of small amplitude had not yet taken over: on
-    :func:`~robustclf.datasets.make_structurally_missing`
-    (1,000 rows, 5 clusters) it stopped after 304 rounds at an estimated 9.8e-4 where the
-    imputed values were 1.7 standard deviations from the fixed point; on breast cancer with
-    30 % of the entries absent and 15 clusters, 0.17 away (a cluster of 3 rows that never
-    observe one feature: rate ``1 - 1e-5``). With the second stage, the distance reported at
-    the stop matched the true one (a run to ``tol=1e-7``) within 1 % on votes, horse colic,
-    digits, breast cancer, make_structurally_missing and low-rank data in 2,500 dimensions
-    (5 and 15 clusters each), at the same number of rounds where the screen was right, and
-    the second case now runs to ``max_iter`` and warns. Where ``J`` has eigenvalues at 1
-    (a cluster's mean in a feature none of its rows observe) GMRES may not solve; then no
-    stop is certified and the history's estimate is reported. Reaching ``max_iter`` raises a
-    ``ConvergenceWarning`` with the distance reached. Earlier versions refitted the mixture to
-    the filled data and refilled (no likelihood it increases): on spambase with 30 % of the
-    entries missing and 15 clusters those rounds cycled for 200 rounds (265 s, values still
-    moving by 6 standard deviations); this EM converges in a few hundred rounds (seconds).
+    :func:`~robustclf.datasets.make_structurally_missing` (1,000 rows, 5 clusters) it stopped
+    after 304 rounds at an estimated 9.8e-4 where the imputed values were 1.7 standard
+    deviations from the fixed point; on breast cancer with 30 % of the entries absent and 15
+    clusters, 0.17 from where 30,000 rounds leave them (a cluster of 3 rows that never observe
+    one feature: rate ``1 - 1e-5``). With the second stage, the distance reported at the stop
+    matched the true one (a run to ``tol=1e-7``) within 1 % on votes, horse colic, digits,
+    breast cancer, make_structurally_missing and low-rank data in 2,500 dimensions (5 and 15
+    clusters each), at the same number of rounds where the screen was right, and the second case
+    now runs to ``max_iter`` and warns. Where ``J`` has eigenvalues at 1 (a cluster's mean in a
+    feature none of its rows observe) GMRES may not solve; then no stop is certified and the
+    history's estimate is reported. Reaching ``max_iter`` raises a ``ConvergenceWarning`` with
+    the distance reached. Earlier versions refitted the mixture to the filled data and refilled
+    (no likelihood it increases): on spambase with 30 % of the entries missing and 15 clusters
+    those rounds cycled for 200 rounds (265 s, values still moving by 6 standard deviations);
+    this EM converges in a few hundred rounds (seconds).
 
     **Weights.** With ``sample_weight`` every EM round uses weighted sufficient statistics
     (a row of integer weight ``k`` counts as ``k`` copies of the row; weight zero removes it),
