@@ -57,9 +57,12 @@ def _assert_same_model(a, b, X, atol):
 
 
 # (estimator, parameters, solver_ expected, coefficient tolerance): every solver path
+# DropoutSVC's class-8 problem is flat along pixel 8 (non-zero in a few rows): at tol=1e-9 its
+# coefficient is determined to ~3e-6 (35-37 Newton steps; tighter, the line search reaches
+# machine precision first), so the two fits agree to 1e-5 there and to 1e-7 elsewhere.
 SOLVER_CASES = [
-    (DropoutSVC, dict(q=0.5), "newton", 1e-6),
-    (DropoutSVC, dict(q=0.5, objective="gaussian"), "newton", 1e-6),
+    (DropoutSVC, dict(q=0.5), "newton", 1e-5),
+    (DropoutSVC, dict(q=0.5, objective="bound"), "newton", 1e-5),
     (DropoutSVC, dict(q=0.0), "libsvm", 1e-5),                 # libsvm's own sample_weight
     (DropoutLogisticRegression, dict(q=0.5), "newton", 1e-6),
     # IRLS: weighted and repeated iterates are the same maps, equal at any tolerance
@@ -141,15 +144,19 @@ def test_sub_sampled_hessian_and_float32_paths_honour_the_weights(monkeypatch):
     monkeypatch.setattr(problem, "_FLOAT32_MIN_SIZE", 1000)
     X, y = _digits(600)
     w = _integer_weights(y.size, seed=3)
-    weighted = _fit(DropoutLogisticRegression(q=0.5, C=1.0, tol=1e-8), X, y, sample_weight=w)
-    repeated = _fit(DropoutLogisticRegression(q=0.5, C=1.0, tol=1e-8), *_repeated(X, y, w))
+    # float32 passes put a floor of ~1e-7 under the relative gradient norm (1.4e-7 reached
+    # here; below it the line search finds no decrease and the solver warns): tol above it
+    weighted = _fit(DropoutLogisticRegression(q=0.5, C=1.0, tol=3e-7), X, y, sample_weight=w)
+    repeated = _fit(DropoutLogisticRegression(q=0.5, C=1.0, tol=3e-7), *_repeated(X, y, w))
     _assert_same_model(weighted, repeated, X, 1e-5)
     w = np.ones(y.size)
     w[::3] = 0.0
     weighted = _fit(DropoutLogisticRegression(q=0.5), X, y, sample_weight=w)
     removed = _fit(DropoutLogisticRegression(q=0.5), X[w > 0], y[w > 0])
     np.testing.assert_array_equal(weighted.n_iter_, removed.n_iter_)
-    _assert_same_model(weighted, removed, X, 1e-6)
+    # the same iterations, summed in float32 over 600 rows (400 of positive weight) or over 400:
+    # equal to float32 rounding (2e-6 on coefficients of size 0.1-1.4)
+    _assert_same_model(weighted, removed, X, 1e-5)
 
 
 @pytest.mark.slow

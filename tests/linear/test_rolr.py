@@ -284,7 +284,9 @@ def test_lipschitz_is_the_spectral_norm_of_a_not_of_x_diag_y_x(sparse, shape):
     design = _Design(Xin, y, 0.7, center, scale)
     A = _explicit_design(X, y, center, scale, 0.7)
     exact = np.linalg.norm(A, 2) ** 2
-    assert design.lipschitz() == pytest.approx(exact, rel=1e-6)
+    # lipschitz() is Lanczos's lambda_max times (1 + 1e-6), a safety margin for the step size:
+    # within 1e-6 above the exact value, plus Lanczos's own accuracy
+    assert design.lipschitz() == pytest.approx(exact, rel=2e-6)
     assert design.lipschitz() >= exact * (1 - 1e-9)
     # the old bug: lambda_max(X^T diag(y) X) is far smaller for non-negative features
     wrong = np.max(np.abs(np.linalg.eigvalsh(A.T @ (y[:, None] * A))))

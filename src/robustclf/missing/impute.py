@@ -185,8 +185,8 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
        of the ratios of the last (up to 5) changes (no screen while the changes do not shrink);
     2. when the screen says ``tol``, the linearised distance itself: the error ``e`` of the
        parameters solves ``(I - J) u = s``, ``e = s - u`` (``s`` the last step; GMRES with
-       ``J v`` from central differences of the EM map, :mod:`._em_distance`), and its effect on
-       the imputed values is one more directional derivative. Only this measure stops the
+       ``J v`` from central differences of the EM map, ``missing/_em_distance.py``), and its
+       effect on the imputed values is one more directional derivative. Only this measure stops the
        rounds. If it is above ``tol``, the mixture moves to the Newton point ``theta - e``
        when that is a mixture of no lower observed-data log-likelihood (a quasi-Newton
        acceleration of EM, in the spirit of Jamshidian & Jennrich, 1997), and EM goes on.
