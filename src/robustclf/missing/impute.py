@@ -406,8 +406,12 @@ class GaussianMixtureImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
             finally:
                 self._set_parameters(theta)
 
+        def one_round():
+            self._em_step(X, missing, weights)
+            return self._parameters()
+
         def em_map(t):
-            return at(t, lambda: (self._em_step(X, missing, weights), self._parameters())[1])
+            return at(t, one_round)
 
         def filled(t):
             return at(t, lambda: self._refill(X, missing)[missing] / unit)
