@@ -177,3 +177,39 @@ def test_promoted_examples_keep_the_cutting_planes_exact(promote_after):
     assert ok
     assert obj1 == pytest.approx(obj2, rel=1e-6)
     np.testing.assert_allclose(w1, w2, atol=1e-4)
+
+
+@pytest.mark.parametrize("support_step", [1, 2, 25])
+@pytest.mark.parametrize("K", [1.0, 2.5])
+def test_supports_of_any_size_end_at_the_globerson_roweis_optimum(support_step, K):
+    """(GR) blocks over supports that start smaller than the adversary's deletion (step 1 < K)
+    must grow until the optimum of the whole (GR) is certified, on dense outlier-like rows."""
+    rng = np.random.default_rng(7)
+    X = np.where(rng.random((24, 25)) < 0.3, rng.normal(size=(24, 25)), 0.0)
+    X[:4] = 3.0 * rng.uniform(-1, 1, size=(4, 25))  # dense rows of large values
+    s = np.where(rng.random(24) < 0.5, 1.0, -1.0)
+    w1, b1, obj1, rounds, ok, lower, _ = _solve_cutting_plane(X, s, K, 0.8, True, 1e-9, 200,
+                                                               support_step=support_step)
+    w2, b2, obj2, *_ = _solve_gr_qp(X, s, K, 0.8, True)
+    assert ok and lower <= obj2 * (1 + 1e-7)
+    assert obj1 == pytest.approx(obj2, rel=1e-6)
+    np.testing.assert_allclose(w1, w2, atol=1e-4)
+
+
+def test_a_support_block_is_a_relaxation_and_whole_rows_are_exact():
+    """The master's bound with a support block never exceeds FDROP's optimum; a support that
+    holds every non-zero feature of every row makes the master (GR) itself (one round)."""
+    from robustclf.linear.fdrop import _exact_blocks, _master, _restricted
+
+    X, s = _data(seed=5, m=20, n=6)
+    K, C = 2.0, 0.6
+    sx = s[:, None] * X
+    m, n = X.shape
+    optimum = _solve_gr_qp(X, s, K, C, True)[2]
+    cut_rows, cut_coef = np.arange(m), sx.copy()
+    rows = np.arange(m)
+    for pairs in (np.arange(m) * n, np.arange(m * n)):  # one feature per row; every feature
+        block = _exact_blocks(sx, s, rows, _restricted(sx, pairs), K, n + 1 + m)
+        w, b, xi, bound, reason = _master(sx, s, cut_rows, cut_coef, C, True, (block,))
+        assert reason is None and bound <= optimum * (1 + 1e-7)
+    assert bound == pytest.approx(optimum, rel=1e-6)
