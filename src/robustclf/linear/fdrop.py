@@ -245,13 +245,13 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
     accuracy and the solve ends too.
 
     A violated row with fewer than ``promote_after`` cuts gets a Kelley cut (its worst-case
-    deletion, one constraint); otherwise its ``support_step`` (None: ``2 ceil(K) + 2``; at least
-    ``ceil(K)``) largest gains join its (GR) support (:func:`_exact_blocks`). The default ``promote_after=1`` never
-    cuts beyond the first round's undeleted rows: a support block holds every deletion of its
-    features in ``support_step + 1`` constraints, and was faster than 3 cuts first on MNIST
-    4 vs 7 (2,000 rows: 9.2 vs 13 s at K = 1; 2,400 rows with 20 % outliers, K = 4: 72 vs 117
-    s). It ends after finitely many rounds: each adds a cut (at most ``promote_after`` per row)
-    or a feature to a support.
+    deletion, one constraint); otherwise its ``support_step`` (None: ``2 ceil(K) + 2``; at
+    least ``ceil(K)``) largest gains join its (GR) support (:func:`_exact_blocks`). The default
+    ``promote_after=1`` never cuts beyond the first round's undeleted rows: a support block
+    holds every deletion of its features in ``support_step + 1`` constraints, and was faster
+    than 3 cuts first on MNIST 4 vs 7 (2,000 rows: 9.2 vs 13 s at K = 1; 2,400 rows with 20 %
+    outliers, K = 4: 72 vs 117 s). It ends after finitely many rounds: each adds a cut (at most
+    ``promote_after`` per row) or a feature to a support.
     """
     m, n = X.shape
     sparse = sp.issparse(X)
