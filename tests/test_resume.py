@@ -69,6 +69,8 @@ def test_an_interrupted_benchmark_resumes_without_recomputing_finished_cells(
     assert (cells / kept[0]).read_bytes() == first
     assert len(list(cells.iterdir())) == 4
     assert not (tmp_path / "interrupted-2").exists()
+    assert "resumed: its last run computed 3 of the 4 cells" in (out / "benchmark.md").read_text()
+    assert "resumed:" not in (tmp_path / "whole" / "benchmark.md").read_text()
     whole, resumed = _frame(tmp_path / "whole"), _frame(out)
     pd.testing.assert_frame_equal(whole.drop(columns=TIMES), resumed.drop(columns=TIMES))
     # the resumed rows of the first cell carry the interrupted run's own timings

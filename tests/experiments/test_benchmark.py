@@ -16,6 +16,7 @@ from robustclf.experiments._robust_filter import MCDFilterClassifier
 from robustclf.experiments.benchmark import (
     BENCHMARK_THREATS,
     benchmark_table,
+    robust_vs_baseline,
     run_benchmark,
     write_benchmark,
 )
@@ -189,3 +190,26 @@ def test_every_grid_starts_with_the_registry_setting():
         for name, values in entry.param_grid.items():
             assert params[name] == list(values)[0], (entry.name, name)
             assert len(set(values)) == len(values), (entry.name, name)
+
+
+def test_robust_vs_baseline_pairs_the_best_of_each_side_on_the_chunks():
+    rng = np.random.default_rng(0)
+    rows = []
+    for est, shift in [("dropout_svc", 0.0), ("fdrop", 0.3), ("logistic", 0.1),
+                       ("random_forest", 0.05)]:
+        for level in (1, 2):
+            for rep in range(6):
+                rows.append({"dataset": "d", "threat": "greedy", "level": level, "repeat": rep,
+                             "estimator": est, "error": 0.2 + shift + 0.01 * rep
+                             + 0.001 * rng.random()})
+    frame = pd.DataFrame(rows)
+    duel = robust_vs_baseline(frame).iloc[0]
+    assert (duel.robust, duel.baseline) == ("dropout_svc", "random_forest")
+    assert duel.difference == pytest.approx(-0.05, abs=2e-3)
+    assert duel.ci_high < 0 and duel.winner == "dropout_svc"
+    frame.loc[frame.estimator == "random_forest", "error"] -= 0.1   # now the baseline wins
+    assert robust_vs_baseline(frame).iloc[0].winner == "random_forest"
+    tie = frame.assign(error=np.where(frame.estimator == "random_forest",
+                                      frame.error + 0.05 + 0.05 * (frame.repeat % 2 - 0.5),
+                                      frame.error))
+    assert robust_vs_baseline(tie).iloc[0].winner == "tie"
