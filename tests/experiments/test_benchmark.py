@@ -213,3 +213,10 @@ def test_robust_vs_baseline_pairs_the_best_of_each_side_on_the_chunks():
                                       frame.error + 0.05 + 0.05 * (frame.repeat % 2 - 0.5),
                                       frame.error))
     assert robust_vs_baseline(tie).iloc[0].winner == "tie"
+
+
+def test_robust_vs_baseline_without_one_side_is_empty():
+    frame = pd.DataFrame({"dataset": "d", "threat": "greedy", "level": 1, "repeat": [0, 1],
+                          "estimator": "logistic", "error": [0.1, 0.2]})
+    duels = robust_vs_baseline(frame)
+    assert duels.empty and "winner" in duels.columns

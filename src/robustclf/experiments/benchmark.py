@@ -397,7 +397,9 @@ def robust_vs_baseline(frame: pd.DataFrame) -> pd.DataFrame:
                          "robust_error": float(mine.min()), "baseline": best_b,
                          "baseline_error": float(theirs.min()), "difference": float(diff.mean()),
                          "ci_low": low, "ci_high": high, "winner": winner})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["threat", "dataset", "robust", "robust_error",
+                                       "baseline", "baseline_error", "difference", "ci_low",
+                                       "ci_high", "winner"])
 
 
 def _duel_table(duels: pd.DataFrame) -> pd.DataFrame:
@@ -558,7 +560,8 @@ def write_benchmark(frame: pd.DataFrame, output_dir, *, command: str = "robustcl
         "test chunk; 95 % t interval over the chunks). `better` names the side whose interval "
         "excludes 0.",
         "",
-        markdown_table(_duel_table(duels)),
+        markdown_table(_duel_table(duels)) if len(duels) else
+        "(None: the run has no library method or no baseline.)",
         "",
         "## Time",
         "",
