@@ -213,3 +213,23 @@ def test_a_support_block_is_a_relaxation_and_whole_rows_are_exact():
         w, b, xi, bound, reason = _master(sx, s, cut_rows, cut_coef, C, True, (block,))
         assert reason is None and bound <= optimum * (1 + 1e-7)
     assert bound == pytest.approx(optimum, rel=1e-6)
+
+
+def test_a_budget_that_leaves_w_zero_optimal_warns():
+    """w = 0 within the certified gap: the warning names the one-vs-rest problems; a budget the
+    data support stays silent; a binary problem says its model is constant."""
+    import warnings
+
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16, y[:300]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        FDROPClassifier(budget=1).fit(X, y)
+    with pytest.warns(UserWarning, match=r"classes at positions \[.*\] of classes_ .* arbitrary"):
+        clf = FDROPClassifier(budget=6).fit(X, y)
+    radius = np.sqrt(2 * (clf.objective_ - clf.lower_bound_))
+    assert (np.linalg.norm(clf.coef_, axis=1) <= radius).sum() >= 2
+    with pytest.warns(UserWarning, match="the model is constant"):
+        FDROPClassifier(budget=8).fit(X, y == 3)
