@@ -11,13 +11,26 @@ from robustclf.cli import main
 from robustclf.report import curve_table, markdown_table
 
 
-def test_demo_writes_a_complete_report(tmp_path, capsys):
+def test_demo_writes_a_complete_report(tmp_path, capsys, monkeypatch):
+    import robustclf.experiments as experiments
+
+    real = experiments.run_demo
+
+    def noting(**kwargs):   # a model's note (UserWarning), as FDROP gives at too large a budget
+        warnings.warn("a model's note", UserWarning, stacklevel=1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(experiments, "run_demo", noting)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)   # collected into the report
         assert main(["demo", "--fast", "--output", str(tmp_path), "--no-progress"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert str(tmp_path) in out
+    assert "UserWarning" not in captured.err   # the models' notes go to the report too
     report = (tmp_path / "report.md").read_text()
+    assert "## Model notes" in report and "* a model's note" in report
+    assert "1 distinct model note(s): see 'Model notes' in the report" in out
     # fits that stop short of their optimum are said once, in the report (here liblinear's, for
     # LinearSVC at large C); the registry's DeletionRobustLP is solved to its certified optimum
     assert "## Solver notes" in report and "Liblinear failed to converge" in report

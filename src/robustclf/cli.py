@@ -273,20 +273,32 @@ def _cmd_demo(args) -> int:
     output = _output_dir(args, args.output, "report.md")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
+        warnings.simplefilter("always", UserWarning)
         result = run_demo(fast=args.fast, random_state=args.seed, n_jobs=args.n_jobs,
                           progress=_progress(args), data_dir=args.data_dir)
     for w in caught:   # other warnings are shown as usual
-        if not issubclass(w.category, ConvergenceWarning):
+        if not issubclass(w.category, (ConvergenceWarning, UserWarning)):
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     notes = sorted({str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)})
+    model_notes = sorted({str(w.message) for w in caught
+                          if issubclass(w.category, UserWarning)
+                          and not issubclass(w.category, ConvergenceWarning)})
     appendix = []
-    if notes:   # one section of the report instead of one warning per fit on the terminal
+    # one section of the report each, instead of one warning per fit on the terminal
+    if notes:
         appendix.append("## Solver notes\n\nSome fits stopped before their optimality "
                         "criterion (scikit-learn's ConvergenceWarning):\n\n"
                         + "".join(f"* {note}\n" for note in notes))
+    if model_notes:
+        appendix.append("## Model notes\n\nWhat the models said of their fits (UserWarning), "
+                        "in the grid searches (settings the validation may have rejected) and in "
+                        "the refits of the chosen settings:\n\n"
+                        + "".join(f"* {note}\n" for note in model_notes))
     path = write_experiment(result, output, appendix=appendix)
     if notes:
         print(f"{len(notes)} distinct solver warning(s): see 'Solver notes' in the report")
+    if model_notes:
+        print(f"{len(model_notes)} distinct model note(s): see 'Model notes' in the report")
     print(f"report written to {path.resolve()}")
     return 0
 
