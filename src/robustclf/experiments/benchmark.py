@@ -461,7 +461,7 @@ def _describe(spec: Mode | None) -> str:
     return (f"{spec.n_splits} train/test split(s), at most {spec.max_train} training and "
             f"{spec.max_test} test rows each (stratified subsample), {spec.inner_folds} inner "
             f"folds, {grid}, black-box greedy attack with at most {spec.max_queries} queries "
-            f"per row{skipped}." + ("" if spec.n_splits > 1 else
+            f"per row{skipped}." + ("" if spec == MODES["full"] else
                                     " The full mode adds MNIST 4 vs 7 and runs 3 splits of "
                                     "2,000 rows with the whole grids."))
 

@@ -29,9 +29,9 @@ solved by Clarabel's interior-point method (an optional dependency).
 Why supports: Kelley cuts alone (one deletion per cut) took 45-52 rounds on MNIST's 784
 pixels. Promoting a row to (GR) over *all* its non-zero features took 4 rounds on clean rows,
 but with 20 % of dense outlier rows (the benchmark's training-outlier threat, 2,400 x 784, K = 4)
-the master grew to 311,000 extra columns and 118-131 s per round; supports keep it at 25,000
-columns and 20 s, and the fit ends in 9 rounds (see ``benchmarks/bench_deletion_lp.py
---only fdrop``).
+the master grew to 311,000 extra columns and 118-131 s per round; supports (with 3 Kelley cuts
+first) kept it at 25,000 columns and 20 s per round, and the default fit ends in 7 rounds, 74 s
+(``benchmarks/bench_deletion_lp.py --only fdrop``).
 
 For data of MNIST's size (tens of thousands of rows, hundreds of features, ten classes) the exact
 solvers are far too slow; ``solver="sgd"`` (:mod:`._fdrop_sgd`) minimises the same objective
@@ -59,6 +59,17 @@ __all__ = ["FDROPClassifier", "fdrop_hinge_loss"]
 _SOLVERS = ("auto", "cutting_plane", "qp", "sgd")
 
 
+def _worst_deletion(sx, w, budget):
+    """The adversary's best deletion of ``budget`` features (unit values) against ``w`` in every
+    row of ``sx = y x``: ``(harm, fractions)`` from the shared knapsack, ``fractions`` dense, or
+    CSR with ``sx``'s pattern for a sparse ``sx`` (never densified: a zero entry has no gain)."""
+    n = sx.shape[1]
+    if sp.issparse(sx):
+        return csr_knapsack_deletion(_csr_gains(sx, sx.data * w[sx.indices]), np.ones(n), budget)
+    res = knapsack_deletion(sx * w, np.ones(n), budget)
+    return res.relaxed_gain, res.fractions
+
+
 def fdrop_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray, y_signed: np.ndarray,
                      budget: float) -> np.ndarray:
     """Globerson & Roweis's robust hinge loss of every row (vectorised, trusted inputs).
@@ -70,14 +81,11 @@ def fdrop_hinge_loss(coef: np.ndarray, intercept: float, X: np.ndarray, y_signed
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X)
-        row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-        gains = _csr_gains(X, y_signed[row] * X.data * coef[X.indices])
-        harm = csr_knapsack_deletion(gains, np.ones(X.shape[1]), budget)[0]
-        score = np.asarray(X @ coef).ravel()
+        signed = sp.csr_matrix(X.multiply(y_signed[:, None]))
     else:
-        gains = y_signed[:, None] * X * coef[None, :]
-        harm = knapsack_deletion(gains, np.ones(X.shape[1]), budget).relaxed_gain
-        score = X @ coef
+        signed = y_signed[:, None] * X
+    harm = _worst_deletion(signed, coef, budget)[0]
+    score = np.asarray(X @ coef).ravel()
     return np.maximum(1.0 - y_signed * (intercept + score) + harm, 0.0)
 
 
@@ -167,16 +175,8 @@ def _exact_blocks(sx, s, idx, support, budget, n_col):
 def _top_gains(sx, w, idx, size):
     """``(rows, features)`` of the ``size`` largest positive gains ``y_i w_j x_ij`` of each row
     ``idx`` (the adversary's best deletion at budget ``size``; shared knapsack, unit values)."""
-    n = sx.shape[1]
-    if sp.issparse(sx):
-        Xi = sp.csr_matrix(sx[idx])
-        chosen = csr_knapsack_deletion(_csr_gains(Xi, Xi.data * w[Xi.indices]), np.ones(n),
-                                       size)[1]
-        chosen.data = (chosen.data > 0).astype(float)
-        chosen.eliminate_zeros()
-        chosen = chosen.tocoo()
-        return idx[chosen.row], chosen.col
-    rows, cols = np.nonzero(knapsack_deletion(sx[idx] * w, np.ones(n), size).fractions > 0)
+    rows, cols = _worst_deletion(sp.csr_matrix(sx[idx]) if sp.issparse(sx) else sx[idx], w,
+                                 size)[1].nonzero()   # CSR: nonzero() skips stored zeros
     return idx[rows], cols
 
 
@@ -282,12 +282,7 @@ def _solve_cutting_plane(X, s, budget, C, fit_intercept, tol, max_iter, promote_
         exact = () if support is None else (
             _exact_blocks(sx, s, np.flatnonzero(promoted), support, budget, n + 1 + m),)
         w, b, xi, bound, reason = _master(sx, s, cut_rows, cut_coef, cost, fit_intercept, exact)
-        if sparse:  # the knapsack on the stored entries only
-            harm, delta = csr_knapsack_deletion(_csr_gains(sx, sx.data * w[sx.indices]),
-                                                np.ones(n), budget)
-        else:
-            res = knapsack_deletion(sx * w, np.ones(n), budget)
-            harm, delta = res.relaxed_gain, res.fractions
+        harm, delta = _worst_deletion(sx, w, budget)   # sparse: on the stored entries only
         robust = np.maximum(1.0 - s * b - np.asarray(sx @ w).ravel() + harm, 0.0)
         objective = 0.5 * w @ w + (C * robust.sum() if sample_weight is None
                                    else cost @ robust)
