@@ -318,6 +318,30 @@ def test_lp_default_fit_on_2500_sparse_features_reaches_the_highs_optimum():
     assert np.all(est.lower_bound_ <= objective + 1e-9)
 
 
+@pytest.mark.data
+def test_fdrop_default_fit_on_2500_sparse_features_reaches_the_cvxpy_optimum():
+    """d > 2,000: Amazon book reviews, the 2,500 most frequent terms (presence), 400 rows; the
+    default cutting planes keep X sparse and end at the oracle's optimum (its (GR) with v_ij on
+    the stored entries), within their certified gap, without a warning."""
+    from robustclf._oracles.mcf import amazon_split
+
+    try:
+        Xtr, ytr, Xte, _ = amazon_split(os.environ.get("ROBUSTCLF_DATA"), n_features=2500)
+    except (FileNotFoundError, OSError):
+        pytest.skip("Amazon reviews not available (set ROBUSTCLF_DATA)")
+    X, y = (Xtr[:400] > 0).astype(float).tocsr(), ytr[:400]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = FDROPClassifier().fit(X, y)
+    classes, W, b, objective = ovr_oracle(fdrop_qp, X, y, budget=1.0)
+    assert est.solver_ == "cutting_plane"
+    assert np.all(_rel(est.objective_, objective) <= 1e-6)
+    assert np.all(est.lower_bound_ <= objective * (1 + 1e-7))
+    np.testing.assert_allclose(est.coef_, W, atol=1e-3 * np.abs(W).max())
+    Xt = (Xte > 0).astype(float).tocsr()
+    assert np.mean(est.predict(Xt) == ovr_predict(classes, W, b, Xt)) >= 0.99
+
+
 @pytest.mark.parametrize("uniform", [True, False])
 def test_perceptron_objective_screening_matches_the_plain_loss(uniform):
     from robustclf.linear.deletion_perceptron import _mean_loss, deletion_hinge_loss

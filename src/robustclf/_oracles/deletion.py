@@ -86,18 +86,32 @@ def fdrop_qp(X, y, budget, C=1.0, *, fit_intercept=True, sample_weight=None):
     ``min 1/2 ||w||^2 + C sum xi`` (with ``sample_weight``: ``C sum_i s_i xi_i``)
     s.t. ``y_i (b + w.x_i) - K z_i - sum_j v_ij >= 1 - xi_i``,
     ``z_i + v_ij >= y_i w_j x_ij``, ``xi, z, v >= 0``. Returns ``(w, b, objective)``.
+
+    A sparse ``X`` keeps ``v_ij`` for its stored entries only (for ``x_ij = 0`` the pair
+    constraint holds at ``v_ij = 0``, which only loosens the margin row), so that problems with
+    thousands of features fit in memory.
     """
     import cvxpy as cp
 
-    X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=float)
     y = np.asarray(y, dtype=float)
     m, n = X.shape
-    SX = y[:, None] * X
     w, b = cp.Variable(n), cp.Variable()
-    xi, z, V = cp.Variable(m, nonneg=True), cp.Variable(m, nonneg=True), cp.Variable(
-        (m, n), nonneg=True)
-    cons = [cp.multiply(y, b) + SX @ w - budget * z - cp.sum(V, axis=1) >= 1 - xi,
-            V + z[:, None] >= SX @ cp.diag(w)]
+    xi, z = cp.Variable(m, nonneg=True), cp.Variable(m, nonneg=True)
+    if sp.issparse(X):
+        SX = sp.csr_matrix(sp.csr_matrix(X, dtype=float).multiply(y[:, None]))
+        SX.eliminate_zeros()
+        entry = SX.tocoo()
+        k = np.arange(entry.nnz)
+        pair = sp.csr_matrix((entry.data, (k, entry.col)), shape=(entry.nnz, n))
+        owner = sp.csr_matrix((np.ones(entry.nnz), (entry.row, k)), shape=(m, entry.nnz))
+        v = cp.Variable(entry.nnz, nonneg=True)
+        cons = [cp.multiply(y, b) + SX @ w - budget * z - owner @ v >= 1 - xi,
+                v + owner.T @ z >= pair @ w]
+    else:
+        SX = y[:, None] * np.asarray(X, dtype=float)
+        V = cp.Variable((m, n), nonneg=True)
+        cons = [cp.multiply(y, b) + SX @ w - budget * z - cp.sum(V, axis=1) >= 1 - xi,
+                V + z[:, None] >= SX @ cp.diag(w)]
     if not fit_intercept:
         cons.append(b == 0)
     loss = cp.sum(xi) if sample_weight is None else \
