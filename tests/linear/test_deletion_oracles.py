@@ -296,19 +296,27 @@ def test_lp_on_spambase_with_mutual_info_values():
     assert np.all(_rel(est.objective_, objective) <= 1e-6)
 
 
-@pytest.mark.slow
-@pytest.mark.data
-def test_lp_default_fit_on_2500_sparse_features_reaches_the_highs_optimum():
-    """d > 2,000: Amazon book reviews, the 2,500 most frequent terms (presence), 400 rows.
-    ``auto`` picks the first-order solver there; on these (separable) rows it reaches the
-    optimum 0 and certifies it, so it does not warn."""
+@pytest.fixture(scope="module")
+def amazon_presence():
+    """d > 2,000: Amazon book reviews, the 2,500 most frequent terms (presence, CSR): 400
+    training rows and labels, and the 500 test rows."""
     from robustclf._oracles.mcf import amazon_split
 
     try:
-        Xtr, ytr, _, _ = amazon_split(os.environ.get("ROBUSTCLF_DATA"), n_features=2500)
+        Xtr, ytr, Xte, _ = amazon_split(os.environ.get("ROBUSTCLF_DATA"), n_features=2500)
     except (FileNotFoundError, OSError):
         pytest.skip("Amazon reviews not available (set ROBUSTCLF_DATA)")
-    X, y = (Xtr[:400] > 0).astype(float).tocsr(), ytr[:400]
+    return ((Xtr[:400] > 0).astype(float).tocsr(), ytr[:400],
+            (Xte > 0).astype(float).tocsr())
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_lp_default_fit_on_2500_sparse_features_reaches_the_highs_optimum(amazon_presence):
+    """d > 2,000: Amazon book reviews, the 2,500 most frequent terms (presence), 400 rows.
+    ``auto`` picks the first-order solver there; on these (separable) rows it reaches the
+    optimum 0 and certifies it, so it does not warn."""
+    X, y, _ = amazon_presence
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         est = DeletionRobustLP(budget=2, random_state=0).fit(X, y)
@@ -319,17 +327,12 @@ def test_lp_default_fit_on_2500_sparse_features_reaches_the_highs_optimum():
 
 
 @pytest.mark.data
-def test_fdrop_default_fit_on_2500_sparse_features_reaches_the_cvxpy_optimum():
+def test_fdrop_default_fit_on_2500_sparse_features_reaches_the_cvxpy_optimum(
+        amazon_presence):
     """d > 2,000: Amazon book reviews, the 2,500 most frequent terms (presence), 400 rows; the
     default cutting planes keep X sparse and end at the oracle's optimum (its (GR) with v_ij on
     the stored entries), within their certified gap, without a warning."""
-    from robustclf._oracles.mcf import amazon_split
-
-    try:
-        Xtr, ytr, Xte, _ = amazon_split(os.environ.get("ROBUSTCLF_DATA"), n_features=2500)
-    except (FileNotFoundError, OSError):
-        pytest.skip("Amazon reviews not available (set ROBUSTCLF_DATA)")
-    X, y = (Xtr[:400] > 0).astype(float).tocsr(), ytr[:400]
+    X, y, Xt = amazon_presence
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         est = FDROPClassifier().fit(X, y)
@@ -338,7 +341,6 @@ def test_fdrop_default_fit_on_2500_sparse_features_reaches_the_cvxpy_optimum():
     assert np.all(_rel(est.objective_, objective) <= 1e-6)
     assert np.all(est.lower_bound_ <= objective * (1 + 1e-7))
     np.testing.assert_allclose(est.coef_, W, atol=1e-3 * np.abs(W).max())
-    Xt = (Xte > 0).astype(float).tocsr()
     assert np.mean(est.predict(Xt) == ovr_predict(classes, W, b, Xt)) >= 0.99
 
 
